@@ -1,0 +1,53 @@
+"""Agents: random, per-game heuristics, saved policies, and any callable."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from card_envs.agents.base import Agent, CallableAgent
+from card_envs.agents.random_agent import RandomAgent
+
+AgentSpec = Agent | str | Callable[..., Any]
+
+__all__ = ["Agent", "AgentSpec", "CallableAgent", "RandomAgent", "make_agent", "agent_label"]
+
+
+def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
+               seed: int | None = None) -> Agent:
+    """Resolve ``spec`` into an :class:`Agent` for ``game`` played with ``config``.
+
+    ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip``, an
+    :class:`Agent`, or a callable ``(observation, action_mask) -> action``.
+    """
+    if isinstance(spec, Agent):
+        spec.seed(seed)
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        text = os.fspath(spec)
+        if text == "random":
+            return RandomAgent(seed)
+        if text == "heuristic":
+            from card_envs.games import get_game
+
+            heuristic = get_game(game).heuristic_class()(**(config or {}))
+            heuristic.seed(seed)
+            return heuristic
+        if text.endswith(".zip") or os.path.exists(text):
+            from card_envs.agents.policy import PolicyAgent
+
+            return PolicyAgent(text, seed=seed)
+        raise ValueError(
+            f"unknown agent {text!r}: use 'random', 'heuristic', a path to a saved policy "
+            "(.zip), an Agent, or a callable (observation, action_mask) -> action"
+        )
+    if callable(spec):
+        return CallableAgent(spec)
+    raise ValueError(f"cannot make an agent from {spec!r}")
+
+
+def agent_label(spec: AgentSpec) -> str:
+    if isinstance(spec, (str, os.PathLike)):
+        return os.fspath(spec)
+    return getattr(spec, "name", None) or getattr(spec, "__name__", None) or repr(spec)

@@ -1,0 +1,240 @@
+"""The one PettingZoo AEC environment, shared by every game.
+
+It adapts any :class:`~card_envs.core.engine.Engine` and adds no rules of its own. The checks
+PettingZoo's classic wrappers add (reset before use, action in range, action legal, dead agents
+step ``None``) live in the env itself: each is one comparison, where the wrapper chain would cost
+several Python calls per step. ``env()`` therefore returns this class as is.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from card_envs.core.engine import Engine
+
+ILLEGAL_ACTION_MODES = ("error", "penalty")
+RENDER_MODES = ("ansi", "human")
+RESET_OPTIONS = ("deck",)
+
+
+def warn_unknown_options(options: dict[str, Any]) -> None:
+    """Reset options we do not use get a warning, not an error: PettingZoo's own api_test
+    passes arbitrary options and expects them to be accepted."""
+    unknown = [k for k in options if k not in RESET_OPTIONS]
+    if unknown:
+        warnings.warn(
+            f"reset option(s) {', '.join(map(repr, unknown))} ignored; this env knows: "
+            + ", ".join(RESET_OPTIONS),
+            stacklevel=3,
+        )
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or masked out, under ``illegal_action="error"``."""
+
+
+class CardAECEnv(AECEnv):
+    """PettingZoo AEC view of a card-game engine (one class for every game).
+
+    Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``; a seat that
+    is not to act gets an all-zero mask. Rewards from a step reach every seat through
+    ``_cumulative_rewards`` and :meth:`last`, including seats that did not act.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        render_mode: str | None = None,
+        illegal_action: str = "error",
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"invalid value {render_mode!r} for 'render_mode': allowed values are None, "
+                + ", ".join(repr(m) for m in RENDER_MODES)
+            )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"invalid value {illegal_action!r} for 'illegal_action': allowed values are "
+                + ", ".join(repr(m) for m in ILLEGAL_ACTION_MODES)
+            )
+        self.engine = engine
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = {
+            "name": f"{engine.name}_v0",
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": False,
+        }
+        n = engine.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = engine.layout.bounds()
+        self._obs_size = engine.layout.size
+        self._num_actions = engine.num_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (engine.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(engine.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        slow, shigh = engine.state_layout.bounds()
+        self.state_space = spaces.Box(slow, shigh, dtype=np.float32)
+        self._zero_mask = np.zeros(engine.num_actions, dtype=np.int8)
+        self._has_reset = False
+        self._rewards_dirty = False
+
+    # -- spaces ------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- episode -----------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        deck = None
+        if options:
+            warn_unknown_options(options)
+            deck = options.get("deck")
+        self.engine.reset(seed=seed, deck=deck)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._rewards_dirty = False
+        self._has_reset = True
+        self.agent_selection = self.possible_agents[self.engine.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        engine = self.engine
+        if type(action) is not int:
+            if not isinstance(action, np.integer):
+                self._illegal(agent, action)
+                return
+            action = int(action)
+        if not (0 <= action < self._num_actions and engine.legal_mask()[action]):
+            self._illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        engine.step(action)
+        rewards = self.rewards
+        if engine.rewards.any():
+            for i, a in enumerate(self.possible_agents):
+                rewards[a] = float(engine.rewards[i])
+            self._rewards_dirty = True
+        elif self._rewards_dirty:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewards_dirty = False
+        self._accumulate_rewards()
+        if engine.terminated or engine.truncated:
+            flags = self.terminations if engine.terminated else self.truncations
+            result = engine.result()
+            for a in self.agents:
+                flags[a] = True
+                self.infos[a] = {"result": result}
+        else:
+            self.agent_selection = self.possible_agents[engine.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: Any) -> None:
+        reason = self.engine.illegal_reason(action)
+        if self.illegal_action == "error":
+            raise IllegalActionError(reason)
+        # PettingZoo's TerminateIllegal convention: the offender gets -1, the episode ends.
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.terminations[a] = True
+            self.infos[a] = {"illegal_action": reason}
+        self.rewards[agent] = -1.0
+        self._rewards_dirty = True
+        self._accumulate_rewards()
+
+    # -- observations ------------------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before observe()")
+        seat = self.agent_name_mapping[agent]
+        obs = np.empty(self._obs_size, dtype=np.float32)
+        engine = self.engine
+        engine.write_observation(seat, obs)
+        if seat == engine.current_player and not (
+            engine.terminated or engine.truncated or self.terminations[agent]
+        ):
+            mask = engine.legal_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        out = np.empty(self.engine.state_layout.size, dtype=np.float32)
+        self.engine.write_state(out)
+        return out
+
+    # -- utilities ---------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.engine.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def action_name(self, action: int) -> str:
+        return self.engine.action_name(action)
+
+    def action_id(self, name: str) -> int:
+        return self.engine.action_id(name)
+
+    def clone(self) -> CardAECEnv:
+        import copy
+
+        return copy.deepcopy(self)
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.engine.state_dict()
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore an engine snapshot; the env's agent bookkeeping restarts from it."""
+        self.engine.load_state_dict(state)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        done_t, done_tr = self.engine.terminated, self.engine.truncated
+        self.terminations = {a: done_t for a in self.agents}
+        self.truncations = {a: done_tr for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._has_reset = True
+        self.agent_selection = self.possible_agents[self.engine.current_player]
+
+    def resample_hidden(self, agent: str | int, rng: np.random.Generator) -> None:
+        seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        self.engine.resample_hidden(seat, rng)

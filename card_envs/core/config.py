@@ -1,0 +1,113 @@
+"""Declarative, validated game configuration.
+
+Every engine declares its options once as :class:`Option` objects; :func:`resolve_config` checks
+a user's keyword arguments against them. An unknown key or a bad value is a ``ValueError`` that
+names the key and what is allowed, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration key: its default, and either a set of allowed values or a check.
+
+    ``check`` returns ``None`` when the value is fine, else a description of what is allowed.
+    """
+
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+
+    def validate(self, key: str, value: Any) -> Any:
+        if self.choices is not None:
+            # Compare types too: True == 1 must not pass for a player count.
+            if not any(type(value) is type(c) and value == c for c in self.choices):
+                allowed = ", ".join(repr(c) for c in self.choices)
+                raise ValueError(f"invalid value {value!r} for {key!r}: allowed values are {allowed}")
+            return value
+        if self.check is not None:
+            problem = self.check(value)
+            if problem is not None:
+                raise ValueError(f"invalid value {value!r} for {key!r}: expected {problem}")
+        return value
+
+
+def int_range(lo: int, hi: int | None = None) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= lo
+        ok = ok and (hi is None or value <= hi)
+        return None if ok else (f"an integer in {lo}..{hi}" if hi else f"an integer >= {lo}")
+
+    return check
+
+
+def optional_int_range(lo: int) -> Callable[[Any], str | None]:
+    inner = int_range(lo)
+
+    def check(value: Any) -> str | None:
+        return None if value is None else (None if inner(value) is None else f"None or {inner(value)}")
+
+    return check
+
+
+def float_range(lo: float, hi: float) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and lo <= value <= hi
+        return None if ok else f"a number in [{lo}, {hi}]"
+
+    return check
+
+
+def _memory_check(value: Any) -> str | None:
+    if value in ("perfect", "none"):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0:
+        return None
+    return "'perfect', 'none' or a forget probability in [0, 1]"
+
+
+#: Options every game shares; engines extend this with their own.
+COMMON_OPTIONS: dict[str, Option] = {
+    "memory": Option(
+        "perfect",
+        "What a seat remembers of cards it saw that are face down now: 'perfect', 'none', or the "
+        "probability of forgetting each remembered card after each of its own decisions.",
+        check=_memory_check,
+    ),
+    "reward": Option(
+        "win",
+        "'win': +1 for the winner(s) (split when tied), -1 for the others, at the end of the "
+        "episode; 'score': the game's own points as they are scored.",
+        choices=("win", "score"),
+    ),
+    "max_steps": Option(
+        None,
+        "Truncate the episode after this many decisions (None: the game's own safety cap).",
+        check=optional_int_range(1),
+    ),
+}
+
+
+def resolve_config(
+    game: str, options: Mapping[str, Option], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Defaults overlaid with ``given``, every key and value checked."""
+    unknown = [k for k in given if k not in options]
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(key, list(options), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"unknown config key {key!r} for {game}{hint}; allowed keys: {', '.join(sorted(options))}"
+        )
+    resolved = {k: opt.default for k, opt in options.items()}
+    for key, value in given.items():
+        resolved[key] = options[key].validate(key, value)
+    return resolved

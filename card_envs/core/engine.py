@@ -1,0 +1,304 @@
+"""The rules-engine interface every game implements.
+
+An engine holds the game's parameters (validated config) and one position. It knows nothing of
+PettingZoo or Gymnasium: the generic envs in :mod:`card_envs.core.aec_env` and
+:mod:`card_envs.core.gym_env` adapt any engine. A game subclass implements the methods marked
+*game* below; the base class gives seeding, truncation, rewards bookkeeping, action names,
+snapshots and cloning once for all games.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from card_envs.core.config import COMMON_OPTIONS, Option, resolve_config
+from card_envs.core.knowledge import KnowledgeTracker
+from card_envs.core.obs_layout import ObsLayout
+
+#: Decisions per episode after which any game truncates unless ``max_steps`` says otherwise.
+#: Random play never gets near it; it only guarantees that every episode ends.
+DEFAULT_SAFETY_CAP = 50_000
+
+
+class Engine:
+    """Base class of all rules engines.
+
+    Attributes the generic envs read after every :meth:`step`:
+
+    * ``current_player``: the seat that must act now.
+    * ``terminated`` / ``truncated``: the episode is over (by the rules / by a step cap).
+    * ``rewards``: float64 array, the reward each seat earned from the last step.
+    * ``winners``: the seats that won the episode, set when it terminates.
+    """
+
+    #: Short game name (``"roy"``); also the config-file and registry key.
+    name: ClassVar[str] = ""
+    #: Game-specific options; :data:`COMMON_OPTIONS` are added automatically.
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    #: Attributes that make up a position; snapshots and clones cover exactly these.
+    STATE_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    num_actions: int
+    #: The game's memory of face-down cards, if it has any; decays after each decision.
+    tracker: KnowledgeTracker | None = None
+    layout: ObsLayout
+    state_layout: ObsLayout
+    action_names: list[str]
+
+    def __init__(self, **config: Any) -> None:
+        options = {**COMMON_OPTIONS, **self.OPTIONS}
+        self.config: dict[str, Any] = resolve_config(self.name, options, config)
+        self.num_players: int = int(self.config.get("num_players", 2))
+        self.memory = self.config["memory"]
+        self.reward_mode: str = self.config["reward"]
+        cap = self.config["max_steps"]
+        self.step_cap: int = DEFAULT_SAFETY_CAP if cap is None else int(cap)
+        self.rng = np.random.default_rng()
+        self.rewards = np.zeros(self.num_players, dtype=np.float64)
+        self.current_player = 0
+        self.terminated = False
+        self.truncated = False
+        self.winners: list[int] = []
+        self.num_steps = 0
+        self._build()
+        self._action_index = {name: i for i, name in enumerate(self.action_names)}
+        if len(self._action_index) != self.num_actions:
+            raise AssertionError(f"{self.name}: action names are not unique")
+
+    @classmethod
+    def options(cls) -> dict[str, Option]:
+        return {**COMMON_OPTIONS, **cls.OPTIONS}
+
+    # -- game hooks (override) ---------------------------------------------------------------
+    def _build(self) -> None:
+        """*game*: set ``num_actions``, ``action_names``, ``layout``, ``state_layout``, buffers."""
+        raise NotImplementedError
+
+    def _deal(self, deck: list[int] | None) -> None:
+        """*game*: start a new episode; ``deck`` is a validated stacked deck (top first) or None."""
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:
+        """*game*: play a legal action for ``current_player``; set rewards and terminal state."""
+        raise NotImplementedError
+
+    def legal_mask(self) -> np.ndarray:
+        """*game*: int8 mask of the current player's legal actions (engine-owned buffer)."""
+        raise NotImplementedError
+
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        """*game*: write what ``seat`` may know into ``out`` (float32, ``layout.size``)."""
+        raise NotImplementedError
+
+    def write_state(self, out: np.ndarray) -> None:
+        """*game*: the full (seer) state for a centralised critic into ``out``."""
+        raise NotImplementedError
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """*game*: redraw everything ``seat`` cannot know, consistently (a determinization)."""
+        raise NotImplementedError
+
+    def render_text(self) -> str:
+        """*game*: a human-readable picture of the full position."""
+        raise NotImplementedError
+
+    def deck_cards(self) -> list[int]:
+        """*game*: the card ids this game is played with (what a stacked deck must contain)."""
+        raise NotImplementedError
+
+    def all_cards(self) -> list[int]:
+        """*game*: every card in every zone (for conservation tests)."""
+        raise NotImplementedError
+
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if the position is inconsistent. Games extend this."""
+        cards = sorted(self.all_cards())
+        expected = sorted(self.deck_cards())
+        assert cards == expected, f"{self.name}: cards not conserved"
+
+    # -- shared driver -----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, deck: Sequence[str] | str | None = None) -> None:
+        """Start an episode. A seed reseeds; no seed continues the engine's own RNG stream."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.tracker is not None:
+            # Forgetting gets its own stream, drawn from the game's: memory settings never
+            # change the deal, and a seeded game forgets the same way every time.
+            self.tracker.reset(int(self.rng.integers(2**63)))
+        stacked = None
+        if deck is not None:
+            from card_envs.core.cards import parse_stacked_deck
+
+            stacked = parse_stacked_deck(deck, self.deck_cards())
+        self.rewards.fill(0.0)
+        self.terminated = False
+        self.truncated = False
+        self.winners = []
+        self.num_steps = 0
+        self._deal(stacked)
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` (assumed legal: the envs check) and advance the episode."""
+        self.rewards.fill(0.0)
+        self.num_steps += 1
+        seat = self.current_player
+        self._apply(action)
+        if self.tracker is not None:
+            self.tracker.after_decision(seat)
+        if not self.terminated and self.num_steps >= self.step_cap:
+            self.truncated = True
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def is_legal(self, action: Any) -> bool:
+        if isinstance(action, (bool, np.bool_)):
+            return False
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            return False
+        if a != action or not 0 <= a < self.num_actions:
+            return False
+        return bool(self.legal_mask()[a])
+
+    def illegal_reason(self, action: Any) -> str:
+        legal = [self.action_names[a] for a in np.flatnonzero(self.legal_mask())]
+        shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
+        try:
+            a = int(action)
+            named = f"{a} ({self.action_names[a]})" if 0 <= a < self.num_actions else repr(action)
+        except (TypeError, ValueError):
+            named = repr(action)
+        if not (isinstance(action, (int, np.integer)) and 0 <= int(action) < self.num_actions):
+            return (
+                f"{self.name}: action {action!r} is out of range: actions are integers in "
+                f"0..{self.num_actions - 1}"
+            )
+        return (
+            f"{self.name}: action {named} is not legal for player_{self.current_player} now; "
+            f"legal: {shown}"
+        )
+
+    # -- rewards -----------------------------------------------------------------------------
+    def win_rewards(self, winners: Sequence[int]) -> np.ndarray:
+        """+1 for a sole winner, +1/k for each of k tied winners, -1 for the others; 0 for all
+        when everyone ties."""
+        out = np.full(self.num_players, -1.0)
+        k = len(winners)
+        if k == 0 or k == self.num_players:
+            out.fill(0.0)
+            return out
+        for w in winners:
+            out[w] = 1.0 / k
+        return out
+
+    def finish(self, winners: Sequence[int]) -> None:
+        """End the episode; in ``reward="win"`` mode pay the win rewards now."""
+        self.terminated = True
+        self.winners = sorted(winners)
+        if self.reward_mode == "win":
+            self.rewards += self.win_rewards(self.winners)
+
+    def result(self) -> dict[str, Any]:
+        """What the episode came to (winners, and the game's scores); games extend it."""
+        return {"winners": list(self.winners), "steps": self.num_steps}
+
+    # -- action names ------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        if not 0 <= int(action) < self.num_actions:
+            raise ValueError(f"{self.name}: action {action} is outside 0..{self.num_actions - 1}")
+        return self.action_names[int(action)]
+
+    def action_id(self, name: str) -> int:
+        try:
+            return self._action_index[name]
+        except KeyError:
+            raise ValueError(
+                f"{self.name}: unknown action name {name!r} (e.g. {self.action_names[0]!r})"
+            ) from None
+
+    # -- snapshots -----------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The full position as JSON-safe data (exact: ``load_state_dict`` restores it)."""
+        fields = ("rng", "rewards", "current_player", "terminated", "truncated", "winners",
+                  "num_steps") + self.STATE_FIELDS
+        return {
+            "game": self.name,
+            "config": _encode(dict(self.config)),
+            "fields": {name: _encode(getattr(self, name)) for name in fields},
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if not isinstance(state, Mapping) or "fields" not in state or "game" not in state:
+            raise ValueError("not an engine snapshot: expected keys 'game', 'config', 'fields'")
+        if state["game"] != self.name:
+            raise ValueError(f"snapshot is of game {state['game']!r}, this engine is {self.name!r}")
+        config = _decode(state["config"])
+        if config != self.config:
+            diff = sorted(k for k in set(config) | set(self.config)
+                          if config.get(k) != self.config.get(k))
+            raise ValueError(f"snapshot was taken with a different config (keys {diff})")
+        for name, value in state["fields"].items():
+            current = getattr(self, name, None)
+            if isinstance(current, KnowledgeTracker):
+                current.load_state_dict(value["__tracker__"])
+            elif isinstance(current, np.ndarray):
+                arr = _decode(value)
+                if arr.shape != current.shape:
+                    raise ValueError(f"snapshot field {name!r} has shape {arr.shape}, "
+                                     f"expected {current.shape}")
+                current[...] = arr
+            else:
+                setattr(self, name, _decode(value))
+        self._after_load()
+
+    def _after_load(self) -> None:
+        """Games rebuild derived caches here."""
+
+    def clone(self) -> Engine:
+        """An independent copy: a search may play on it without touching this one."""
+        return copy.deepcopy(self)
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, np.random.Generator):
+        return {"__rng__": value.bit_generator.state}
+    if isinstance(value, KnowledgeTracker):
+        return {"__tracker__": value.state_dict()}
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError("snapshot dicts need string keys")
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot snapshot a value of type {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "__rng__" in value:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = value["__rng__"]
+            return rng
+        if "__ndarray__" in value:
+            return np.asarray(value["__ndarray__"], dtype=value["dtype"])
+        if "__tuple__" in value:
+            return tuple(_decode(v) for v in value["__tuple__"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value

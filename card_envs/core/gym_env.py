@@ -1,0 +1,211 @@
+"""The one single-agent Gymnasium environment, shared by every game.
+
+The learner takes one seat; the env steps every other seat itself with opponent agents until
+the learner must act again or the episode ends. Rewards that arrive on an opponent's move
+(including the terminal one) are added to the learner's reward for the step that led there.
+The legal-action mask is available as ``action_masks()`` (what sb3-contrib's MaskablePPO calls)
+and in ``info["action_mask"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from card_envs.agents import AgentSpec, make_agent
+from card_envs.core.aec_env import (
+    ILLEGAL_ACTION_MODES,
+    RENDER_MODES,
+    IllegalActionError,
+    warn_unknown_options,
+)
+from card_envs.core.engine import Engine
+
+#: Re-deals tried when an episode ends before the learner's first decision.
+_MAX_REDEALS = 100
+
+
+class CardGymEnv(gymnasium.Env):
+    """Single-agent view of a card game against fixed opponent policies.
+
+    Args:
+        game: registered game name (``"roy"``) or an engine instance.
+        opponent: one agent spec for every other seat, or a list with one per other seat
+            (in seat order, skipping the learner): ``"random"``, ``"heuristic"``, a saved
+            policy path, an :class:`~card_envs.agents.Agent`, or a callable
+            ``(observation, action_mask) -> action``.
+        learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
+        illegal_action: ``"error"`` raises; ``"penalty"`` ends the episode with reward -1.
+        **config: the game's options (``num_players``, ``memory``, ...).
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES)}
+
+    def __init__(
+        self,
+        game: str | Engine = "roy",
+        opponent: AgentSpec | Sequence[AgentSpec] = "random",
+        learner_seat: int | str = 0,
+        render_mode: str | None = None,
+        illegal_action: str = "error",
+        **config: Any,
+    ) -> None:
+        if isinstance(game, Engine):
+            if config:
+                raise ValueError("pass config either to the engine or to the env, not both")
+            self.engine = game
+        else:
+            from card_envs.games import make_engine
+
+            self.engine = make_engine(game, **config)
+        engine = self.engine
+        n = engine.num_players
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"invalid value {render_mode!r} for 'render_mode': allowed values "
+                             f"are None, {', '.join(map(repr, RENDER_MODES))}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"invalid value {illegal_action!r} for 'illegal_action': allowed "
+                             f"values are {', '.join(map(repr, ILLEGAL_ACTION_MODES))}")
+        if learner_seat != "random" and not (
+            isinstance(learner_seat, int) and 0 <= learner_seat < n
+        ):
+            raise ValueError(f"invalid value {learner_seat!r} for 'learner_seat': allowed values "
+                             f"are 0..{n - 1} or 'random'")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.learner_seat_option = learner_seat
+        self.learner = 0 if learner_seat == "random" else int(learner_seat)
+
+        specs: list[AgentSpec]
+        if isinstance(opponent, (list, tuple)):
+            if len(opponent) != n - 1:
+                raise ValueError(f"'opponent' lists {len(opponent)} agents; this game has "
+                                 f"{n - 1} opponent seats")
+            specs = list(opponent)
+        else:
+            specs = [opponent] * (n - 1)
+        game_name = engine.name
+        agent_config = {k: v for k, v in engine.config.items()}
+        # One agent object per opponent seat (an Agent instance given once is shared).
+        self.opponents = [make_agent(s, game_name, agent_config) for s in specs]
+
+        low, high = engine.layout.bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(engine.num_actions)
+        self._obs_size = engine.layout.size
+        self._opp_obs = np.empty(self._obs_size, dtype=np.float32)
+        self._terminal_mask = np.ones(engine.num_actions, dtype=np.int8)
+        self._seat_rng = np.random.default_rng()
+
+    # -- gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        deck = None
+        if options:
+            warn_unknown_options(options)
+            deck = options.get("deck")
+        if seed is not None:
+            # Derive every stream from the one seed so a seeded reset replays exactly.
+            ss = np.random.SeedSequence(seed)
+            game_ss, seat_ss, *opp_ss = ss.spawn(2 + len(self.opponents))
+            engine_seed = int(game_ss.generate_state(1, np.uint64)[0])
+            self._seat_rng = np.random.default_rng(seat_ss)
+            for agent, s in zip(self.opponents, opp_ss, strict=True):
+                agent.seed(int(s.generate_state(1, np.uint32)[0]))
+        else:
+            engine_seed = None
+        for _ in range(_MAX_REDEALS):
+            if self.learner_seat_option == "random":
+                self.learner = int(self._seat_rng.integers(self.engine.num_players))
+            self.engine.reset(seed=engine_seed, deck=deck)
+            engine_seed = None
+            reward = self._play_opponents()
+            if not self.engine.done:
+                break
+            if deck is not None:
+                raise ValueError("the stacked deck ends the episode before the learner acts")
+        else:  # pragma: no cover - no game does this
+            raise RuntimeError("episodes keep ending before the learner's first decision")
+        del reward
+        return self._observe(), self._info()
+
+    def step(self, action: Any):
+        engine = self.engine
+        if engine.done:
+            raise RuntimeError("step() called on a finished episode; call reset()")
+        if not engine.is_legal(action):
+            reason = engine.illegal_reason(action)
+            if self.illegal_action == "error":
+                raise IllegalActionError(reason)
+            info = self._info()
+            info["illegal_action"] = reason
+            return self._observe(), -1.0, True, False, info
+        engine.step(int(action))
+        reward = float(engine.rewards[self.learner])
+        if not engine.done:
+            reward += self._play_opponents()
+        info = self._info()
+        if engine.done:
+            info["result"] = engine.result()
+        if self.render_mode == "human":
+            print(engine.render_text())
+        return self._observe(), reward, engine.terminated, engine.truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (never all false)."""
+        return self._mask().astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.engine.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # -- internals -----------------------------------------------------------------------------
+    def _play_opponents(self) -> float:
+        """Step opponents until the learner is to act or the episode ends; learner's reward."""
+        engine = self.engine
+        learner = self.learner
+        obs = self._opp_obs
+        total = 0.0
+        while not engine.done and engine.current_player != learner:
+            seat = engine.current_player
+            agent = self.opponents[seat if seat < learner else seat - 1]
+            engine.write_observation(seat, obs)
+            mask = engine.legal_mask()
+            action = agent.act(obs.copy(), mask.copy())
+            if not engine.is_legal(action):
+                raise IllegalActionError(
+                    f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
+                    + engine.illegal_reason(action)
+                )
+            engine.step(int(action))
+            total += float(engine.rewards[learner])
+        return total
+
+    def _mask(self) -> np.ndarray:
+        if self.engine.done:
+            # Any action is meaningless now; all-ones keeps masked policies free of NaN logits.
+            return self._terminal_mask
+        return self.engine.legal_mask()
+
+    def _observe(self) -> np.ndarray:
+        out = np.empty(self._obs_size, dtype=np.float32)
+        self.engine.write_observation(self.learner, out)
+        return out
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask().copy(), "learner_seat": self.learner}
+
+
+def make_gym_env(game: str, **kwargs: Any) -> CardGymEnv:
+    """Gymnasium entry point (``gymnasium.make("card_envs/Roy-v0", ...)``)."""
+    return CardGymEnv(game, **kwargs)

@@ -1,0 +1,110 @@
+"""What each seat remembers about face-down cards.
+
+Engines never write memory themselves: they report events (a card in a slot was shown to some
+seats, a card moved, a slot was filled unseen) and this tracker keeps, per seat and slot, the
+card that seat believes is there (or ``UNKNOWN``). Memory modes live here, written once:
+
+* ``"perfect"``: nothing is forgotten.
+* ``"none"``: a seat keeps what it saw only until its next decision is made, so the observation
+  for that decision shows it and the one after does not.
+* ``p`` (float): after each of the seat's own decisions, each remembered card is forgotten
+  independently with probability ``p`` (``0`` equals perfect, ``1`` equals none).
+
+A "slot" is any stable place a hidden card can sit (a grid position, a side slot, a seat's
+hand position); games number their slots ``0..num_slots-1``. Forgetting draws from its own RNG
+so that memory settings never change the deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+UNKNOWN = -1
+
+
+def forget_probability(memory: str | float) -> float:
+    if memory == "perfect":
+        return 0.0
+    if memory == "none":
+        return 1.0
+    return float(memory)
+
+
+class KnowledgeTracker:
+    """``known[seat, slot]``: the card ``seat`` remembers at ``slot``, or ``UNKNOWN``."""
+
+    def __init__(self, num_players: int, num_slots: int, memory: str | float = "perfect") -> None:
+        self.num_players = num_players
+        self.num_slots = num_slots
+        self.forget_p = forget_probability(memory)
+        self.known = np.full((num_players, num_slots), UNKNOWN, dtype=np.int8)
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int) -> None:
+        self.known.fill(UNKNOWN)
+        self.rng = np.random.default_rng(seed)
+
+    # -- events reported by engines ---------------------------------------------------------
+    def show(self, slot: int, card: int, seats: Iterable[int]) -> None:
+        """``seats`` saw ``card`` at ``slot``."""
+        for seat in seats:
+            self.known[seat, slot] = card
+
+    def show_all(self, slot: int, card: int) -> None:
+        self.known[:, slot] = card
+
+    def conceal(self, slot: int) -> None:
+        """The card at ``slot`` was replaced unseen (or removed): nobody knows it now."""
+        self.known[:, slot] = UNKNOWN
+
+    def move(self, src: int, dst: int) -> None:
+        """A card moved in plain view from ``src`` to ``dst``; ``src`` is now empty or unseen."""
+        self.known[:, dst] = self.known[:, src]
+        self.known[:, src] = UNKNOWN
+
+    def swap(self, a: int, b: int) -> None:
+        """Two cards swapped places in plain view: every seat's memory follows its card."""
+        col = self.known[:, a].copy()
+        self.known[:, a] = self.known[:, b]
+        self.known[:, b] = col
+
+    def forget_seat_slot(self, seat: int, slot: int) -> None:
+        self.known[seat, slot] = UNKNOWN
+
+    # -- memory decay ----------------------------------------------------------------------
+    def after_decision(self, seat: int) -> None:
+        """Apply the memory mode once ``seat`` has made a decision."""
+        p = self.forget_p
+        if p <= 0.0:
+            return
+        row = self.known[seat]
+        if p >= 1.0:
+            row.fill(UNKNOWN)
+            return
+        held = row != UNKNOWN
+        if held.any():
+            row[held & (self.rng.random(self.num_slots) < p)] = UNKNOWN
+
+    # -- queries -----------------------------------------------------------------------------
+    def known_by(self, seat: int) -> np.ndarray:
+        return self.known[seat]
+
+    def knows(self, seat: int, slot: int) -> bool:
+        return bool(self.known[seat, slot] != UNKNOWN)
+
+    # -- snapshot ----------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"known": self.known.tolist(), "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        known = np.asarray(state["known"], dtype=np.int8)
+        if known.shape != self.known.shape:
+            raise ValueError(
+                f"knowledge snapshot has shape {known.shape}, this game needs {self.known.shape}"
+            )
+        self.known[...] = known
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = state["rng"]

@@ -1,0 +1,70 @@
+"""The game registry: one entry per game, resolved lazily so importing the package stays cheap."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str  # config / registry key, e.g. "roy"
+    title: str  # human name
+    engine: str  # "module:Class" of the rules engine
+    heuristic: str  # "module:Class" of the rule-based baseline agent
+    module: str  # PettingZoo-style entry module (env(), raw_env)
+    gym_id: str  # Gymnasium id
+    pz_id: str  # PettingZoo registry id
+
+    def available(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def engine_class(self) -> type:
+        return _load(self.engine)
+
+    def heuristic_class(self) -> type:
+        return _load(self.heuristic)
+
+
+def _load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur_cls: str) -> GameSpec:
+    return GameSpec(
+        name=name,
+        title=title,
+        engine=f"card_envs.games.{package}.engine:{engine_cls}",
+        heuristic=f"card_envs.games.{package}.heuristic:{heur_cls}",
+        module=f"card_envs.{package}_v0",
+        gym_id=f"card_envs/{camel}-v0",
+        pz_id=f"card_envs/{package}-v0",
+    )
+
+
+_ALL = [
+    _spec("roy", "ROY", "Roy", "roy", "RoyEngine", "RoyHeuristic"),
+    _spec("mega_memory", "Mega Mem-Ory Ultima-Ory", "MegaMemory", "mega_memory",
+          "MegaMemoryEngine", "MegaMemoryHeuristic"),
+    _spec("memory_uno", "Memory-Uno", "MemoryUno", "memory_uno", "MemoryUnoEngine",
+          "MemoryUnoHeuristic"),
+    _spec("deluxe_memory", "Deluxe Memory", "DeluxeMemory", "deluxe_memory",
+          "DeluxeMemoryEngine", "DeluxeMemoryHeuristic"),
+    _spec("dogpile", "Dogpile", "Dogpile", "dogpile", "DogpileEngine", "DogpileHeuristic"),
+]
+
+#: Games that are installed in this checkout, by name.
+GAMES: dict[str, GameSpec] = {g.name: g for g in _ALL if g.available()}
+
+
+def get_game(name: str) -> GameSpec:
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; available games: {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+def make_engine(name: str, **config: Any) -> Any:
+    return get_game(name).engine_class()(**config)

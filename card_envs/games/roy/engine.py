@@ -1,0 +1,436 @@
+"""ROY rules engine (see RULES.md beside this file for every rule and choice).
+
+Actions (70): ``play:<card>`` (0..51) discards that card as an ordinary card; ``wild:<J><suit>``
+(52..67) discards a Jack as a wild card announcing a suit; ``draw`` (68) draws (1 card, or the
+pending Ace penalty) and ends the turn; ``end`` (69) ends a turn after at least one discard.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from card_envs.core.cards import (
+    ACE,
+    JACK,
+    KING,
+    RANK_OF,
+    SPADES,
+    SUIT_OF,
+    SUITS,
+    card_code,
+    make_card,
+)
+from card_envs.core.config import Option, int_range
+from card_envs.core.engine import Engine
+from card_envs.core.knowledge import KnowledgeTracker
+from card_envs.core.obs_layout import ObsLayout
+
+HAND_SIZE = 7
+NUM_CARD_ACTIONS = 52
+WILD_BASE = 52  # + jack_suit * 4 + announced_suit
+DRAW = 68
+END = 69
+NUM_ACTIONS = 70
+KING_OF_SPADES = make_card(KING, SPADES)
+KING_DRAW = 7
+FIRST, CONTINUE = 0, 1
+
+#: "Aces are always considered high": order 2 < 3 < ... < K < A.
+HIGH_OF: list[int] = [13 if RANK_OF[c] == ACE else RANK_OF[c] for c in range(52)]
+#: The card that follows ``c`` in a same-suit run (-1 after an Ace).
+NEXT_HIGHER: list[int] = [
+    -1 if RANK_OF[c] == ACE else (c - 12 if RANK_OF[c] == KING else c + 1) for c in range(52)
+]
+JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
+
+
+def _check_first_dealer(value: Any) -> str | None:
+    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    return "'random' or a seat number"
+
+
+class RoyEngine(Engine):
+    name = "roy"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "num_players": Option(2, "Players (the text: best for 2 or 3).", choices=(2, 3, 4)),
+        "episode": Option("hand", "'hand': one hand per episode; 'game': play to the target.",
+                          choices=("hand", "game")),
+        "target_score": Option(100, "Points that win the game (episode='game').",
+                               check=int_range(1)),
+        "draw_when_able": Option(False, "Allow drawing even when a discard is possible.",
+                                 choices=(False, True)),
+        "first_dealer": Option("random", "Dealer of the first hand: a seat or 'random'.",
+                               check=_check_first_dealer),
+    }
+    STATE_FIELDS = (
+        "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
+        "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
+        "hand_number", "stalled_turns", "last_hand_winner", "tracker",
+    )
+
+    # -- construction ----------------------------------------------------------------------
+    def _build(self) -> None:
+        n = self.num_players
+        if self.config["first_dealer"] != "random" and self.config["first_dealer"] >= n:
+            raise ValueError(f"invalid value {self.config['first_dealer']!r} for 'first_dealer': "
+                             f"allowed values are 0..{n - 1} or 'random'")
+        self.num_actions = NUM_ACTIONS
+        names = [f"play:{card_code(c)}" for c in range(52)]
+        names += [f"wild:{card_code(j)}>{SUITS[s]}" for j in JACKS for s in range(4)]
+        self.action_names = names + ["draw", "end"]
+        self.target = self.config["target_score"]
+        score_high = float(1 + 52 / self.target)
+
+        layout = ObsLayout()
+        self.s_hand = layout.add("hand", 52)
+        self.s_top = layout.add("top_card", 52)
+        self.s_suit = layout.add("announced_suit", 4)
+        self.s_penalty = layout.add("ace_penalty", 1)  # cards to draw / 8
+        self.s_phase = layout.add("phase", 2)  # [first card, continuing]
+        self.s_opp = layout.add("opponent_hand_sizes", n - 1)  # / 52, next seat first
+        self.s_memory = layout.add("discard_memory", 52)  # remembered buried discards
+        self.s_deck = layout.add("deck_size", 1)  # / 52
+        self.s_scores = layout.add("scores", n, high=score_high)  # / target, own first
+        self.layout = layout
+
+        state = ObsLayout()
+        state.add("hands", n * 52)
+        state.add("top_card", 52)
+        state.add("announced_suit", 4)
+        state.add("ace_penalty", 1)
+        state.add("phase", 2)
+        state.add("deck", 52)
+        state.add("discard", 52)
+        state.add("scores", n, high=score_high)
+        state.add("current_player", n)
+        self.state_layout = state
+
+        # Slot c of the tracker means "card c lies buried in the discard pile".
+        self.tracker = KnowledgeTracker(n, 52, self.memory)
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.hand_onehot = np.zeros((n, 52), dtype=np.float32)
+        self.deck: list[int] = []  # top of the deck is the END of the list
+        self.discard: list[int] = []  # top of the pile is the END of the list
+        self.scores = [0] * n
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._mask_valid = False
+
+    def deck_cards(self) -> list[int]:
+        return list(range(52))
+
+    def all_cards(self) -> list[int]:
+        return [c for h in self.hands for c in h] + self.deck + self.discard
+
+    # -- dealing -------------------------------------------------------------------------------
+    def _deal(self, deck: list[int] | None) -> None:
+        n = self.num_players
+        fd = self.config["first_dealer"]
+        self.dealer = int(self.rng.integers(n)) if fd == "random" else fd
+        self.scores = [0] * n
+        self.hand_number = 0
+        self.last_hand_winner = -1
+        self._start_hand(deck)
+
+    def _start_hand(self, stacked: list[int] | None) -> None:
+        n = self.num_players
+        order = self.rng.permutation(52).tolist() if stacked is None else list(stacked)
+        self.deck = order[::-1]
+        self.hands = [[] for _ in range(n)]
+        self.hand_onehot.fill(0.0)
+        # One card at a time, starting left of the dealer (stacked decks rely on this order).
+        for _ in range(HAND_SIZE):
+            for k in range(1, n + 1):
+                self._give((self.dealer + k) % n, self.deck.pop())
+        self.discard = [self.deck.pop()]
+        self.announced_suit = -1
+        self.ace_chain = 0
+        self.aces_this_turn = 0
+        self.king_this_turn = False
+        self.king_pending = False
+        self.stalled_turns = 0
+        self.tracker.known.fill(-1)
+        self.hand_number += 1
+        self._begin_turn((self.dealer + 1) % n)
+
+    def _give(self, seat: int, card: int) -> None:
+        self.hands[seat].append(card)
+        self.hand_onehot[seat, card] = 1.0
+
+    def _draw(self, seat: int, count: int) -> int:
+        """Draw up to ``count`` cards, reshuffling the discard pile (all but its top) into a
+        new deck when the deck runs out; returns how many were drawn."""
+        drawn = 0
+        for _ in range(count):
+            if not self.deck:
+                if len(self.discard) <= 1:
+                    break  # nothing left anywhere: the rest of the draw is forgiven
+                buried = self.discard[:-1]
+                self.discard = self.discard[-1:]
+                self.rng.shuffle(buried)
+                self.deck = buried
+                self.tracker.known.fill(-1)
+            self._give(seat, self.deck.pop())
+            drawn += 1
+        return drawn
+
+    # -- turn structure ------------------------------------------------------------------------
+    def _begin_turn(self, seat: int) -> None:
+        n = self.num_players
+        # A King of Spades makes its victim draw seven (plus any Ace penalty it cannot answer)
+        # and lose the turn; that happens without a decision.
+        while self.king_pending:
+            self.king_pending = False
+            penalty = KING_DRAW + 2 * self.ace_chain
+            self.ace_chain = 0
+            self._draw(seat, penalty)
+            seat = (seat + 1) % n
+        self.current_player = seat
+        self.phase = FIRST
+        self.aces_this_turn = 0
+        self.king_this_turn = False
+        self._mask_valid = False
+
+    def _end_turn(self) -> None:
+        if self.aces_this_turn:
+            self.ace_chain += self.aces_this_turn
+        if self.king_this_turn:
+            self.king_pending = True
+        self._begin_turn((self.current_player + 1) % self.num_players)
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        if action < NUM_CARD_ACTIONS:
+            self._discard(seat, action)
+            self.stalled_turns = 0
+            if not self.hands[seat]:
+                self._win_hand(seat)
+                return
+            self.phase = CONTINUE
+            self._mask_valid = False
+            # Only "end" would be left: end the turn without asking for a pointless decision.
+            if not self._can_continue(seat):
+                self._end_turn()
+        elif action < DRAW:
+            offset = action - WILD_BASE
+            self._discard(seat, JACKS[offset // 4])
+            self.stalled_turns = 0
+            if not self.hands[seat]:
+                self._win_hand(seat)
+                return
+            self.announced_suit = offset % 4
+            self._end_turn()
+        elif action == DRAW:
+            if self.ace_chain:
+                drawn = self._draw(seat, 2 * self.ace_chain)
+                self.ace_chain = 0
+            else:
+                drawn = self._draw(seat, 1)
+            self.stalled_turns = 0 if drawn else self.stalled_turns + 1
+            if self.stalled_turns >= self.num_players:
+                self._blocked_hand()
+                return
+            self._end_turn()
+        else:  # END
+            self._end_turn()
+
+    def _discard(self, seat: int, card: int) -> None:
+        hand = self.hands[seat]
+        hand.remove(card)
+        self.hand_onehot[seat, card] = 0.0
+        under = self.discard[-1]
+        self.discard.append(card)
+        self.tracker.show_all(under, under)
+        self.announced_suit = -1
+        if RANK_OF[card] == ACE:
+            self.aces_this_turn += 1
+        elif card == KING_OF_SPADES:
+            self.king_this_turn = True
+
+    def _can_continue(self, seat: int) -> bool:
+        top = self.discard[-1]
+        rank = RANK_OF[top]
+        nxt = NEXT_HIGHER[top]
+        return any(RANK_OF[c] == rank or c == nxt for c in self.hands[seat])
+
+    # -- hand and game end ------------------------------------------------------------------
+    def _win_hand(self, seat: int) -> None:
+        points = sum(len(h) for h in self.hands)
+        self.scores[seat] += points
+        self.last_hand_winner = seat
+        if self.reward_mode == "score":
+            self.rewards[seat] += points
+        if self.config["episode"] == "hand" or self.scores[seat] >= self.target:
+            self.finish([seat])
+        else:
+            self._next_hand()
+
+    def _blocked_hand(self) -> None:
+        """Nobody can discard or draw: the hand scores nothing (not in the text; RULES.md)."""
+        self.last_hand_winner = -1
+        if self.config["episode"] == "hand":
+            self.finish([])
+        else:
+            self._next_hand()
+
+    def _next_hand(self) -> None:
+        self.dealer = (self.dealer + 1) % self.num_players
+        self._start_hand(None)
+
+    def result(self) -> dict[str, Any]:
+        out = super().result()
+        out.update(scores=list(self.scores), hands=self.hand_number,
+                   cards_left=[len(h) for h in self.hands])
+        return out
+
+    # -- legality ------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        if self._mask_valid:
+            return self._mask
+        mask = self._mask
+        mask.fill(0)
+        hand = self.hands[self.current_player]
+        top = self.discard[-1]
+        if self.phase == FIRST:
+            playable = False
+            if self.ace_chain:
+                # "must either play an ace or draw": drawing the penalty is always allowed.
+                for c in hand:
+                    if RANK_OF[c] == ACE:
+                        mask[c] = 1
+                mask[DRAW] = 1
+            else:
+                suit = self.announced_suit if self.announced_suit >= 0 else SUIT_OF[top]
+                rank = RANK_OF[top]
+                for c in hand:
+                    r = RANK_OF[c]
+                    if r == JACK:
+                        j = SUIT_OF[c] * 4 + WILD_BASE
+                        mask[j:j + 4] = 1
+                        playable = True
+                        # A Jack also goes down as an ordinary card when it matches.
+                        if SUIT_OF[c] == suit or r == rank:
+                            mask[c] = 1
+                    elif SUIT_OF[c] == suit or r == rank:
+                        mask[c] = 1
+                        playable = True
+                if not playable or self.config["draw_when_able"] and (self.deck or len(self.discard) > 1):
+                    mask[DRAW] = 1
+        else:
+            rank = RANK_OF[top]
+            nxt = NEXT_HIGHER[top]
+            for c in hand:
+                if RANK_OF[c] == rank or c == nxt:
+                    mask[c] = 1
+            mask[END] = 1
+        self._mask_valid = True
+        return mask
+
+    # -- observations --------------------------------------------------------------------------
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        n = self.num_players
+        out.fill(0.0)
+        out[self.s_hand] = self.hand_onehot[seat]
+        top = self.discard[-1]
+        out[self.s_top.start + top] = 1.0
+        if self.announced_suit >= 0:
+            out[self.s_suit.start + self.announced_suit] = 1.0
+        out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
+        out[self.s_phase.start + self.phase] = 1.0
+        base = self.s_opp.start
+        for k in range(1, n):
+            out[base + k - 1] = len(self.hands[(seat + k) % n]) / 52.0
+        known = self.tracker.known[seat]
+        mem = self.s_memory.start
+        for c in np.flatnonzero(known >= 0):
+            out[mem + c] = 1.0
+        out[self.s_deck.start] = len(self.deck) / 52.0
+        base = self.s_scores.start
+        for k in range(n):
+            out[base + k] = self.scores[(seat + k) % n] / self.target
+
+    def write_state(self, out: np.ndarray) -> None:
+        n = self.num_players
+        out.fill(0.0)
+        out[: n * 52] = self.hand_onehot.reshape(-1)
+        i = n * 52
+        out[i + self.discard[-1]] = 1.0
+        i += 52
+        if self.announced_suit >= 0:
+            out[i + self.announced_suit] = 1.0
+        i += 4
+        out[i] = min(2 * self.ace_chain, 8) / 8.0
+        i += 1
+        out[i + self.phase] = 1.0
+        i += 2
+        for c in self.deck:
+            out[i + c] = 1.0
+        i += 52
+        for c in self.discard:
+            out[i + c] = 1.0
+        i += 52
+        for k in range(n):
+            out[i + k] = self.scores[k] / self.target
+        i += n
+        out[i + self.current_player] = 1.0
+
+    # -- determinization -----------------------------------------------------------------------
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Redeal what ``seat`` cannot know: opponents' hands, the deck, and buried discards it
+        does not remember. Zone sizes stay; other seats keep remembering discard positions."""
+        known = self.tracker.known
+        buried = self.discard[:-1]
+        hidden_buried = [i for i, c in enumerate(buried) if known[seat, c] < 0]
+        remembered_by = [known[:, c] >= 0 for c in buried]
+        pool = [c for s in range(self.num_players) if s != seat for c in self.hands[s]]
+        pool += self.deck + [buried[i] for i in hidden_buried]
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        k = 0
+        for s in range(self.num_players):
+            if s == seat:
+                continue
+            size = len(self.hands[s])
+            self.hands[s] = pool[k:k + size]
+            k += size
+            self.hand_onehot[s].fill(0.0)
+            self.hand_onehot[s, self.hands[s]] = 1.0
+        size = len(self.deck)
+        self.deck = pool[k:k + size]
+        k += size
+        for i in hidden_buried:
+            self.discard[i] = pool[k]
+            k += 1
+        known.fill(-1)
+        for i, c in enumerate(self.discard[:-1]):
+            for s in np.flatnonzero(remembered_by[i]):
+                known[s, c] = c
+        self._mask_valid = False
+
+    def _after_load(self) -> None:
+        self._mask_valid = False
+
+    def check_invariants(self) -> None:
+        super().check_invariants()
+        for s, hand in enumerate(self.hands):
+            assert np.array_equal(np.flatnonzero(self.hand_onehot[s]), sorted(hand)), s
+        assert self.announced_suit == -1 or RANK_OF[self.discard[-1]] == JACK
+        assert 0 <= self.ace_chain <= 4
+
+    # -- rendering -----------------------------------------------------------------------------
+    def render_text(self) -> str:
+        lines = [f"ROY hand {self.hand_number}, dealer player_{self.dealer}, "
+                 f"scores {self.scores} (target {self.target})"]
+        top = card_code(self.discard[-1])
+        extra = f", announced suit {SUITS[self.announced_suit]}" if self.announced_suit >= 0 else ""
+        if self.ace_chain:
+            extra += f", Ace penalty: draw {2 * self.ace_chain}"
+        lines.append(f"top {top}{extra}; deck {len(self.deck)}, discard {len(self.discard)}")
+        for s, hand in enumerate(self.hands):
+            marker = "*" if s == self.current_player and not self.done else " "
+            cards = " ".join(card_code(c) for c in sorted(hand, key=lambda c: (SUIT_OF[c], HIGH_OF[c])))
+            lines.append(f"{marker} player_{s}: {cards}")
+        if self.done:
+            lines.append(f"episode over: winners {self.winners}")
+        return "\n".join(lines)

@@ -1,0 +1,39 @@
+"""ROY: a shedding game of multi-card turns, wild Jacks, stacking Aces and the King of Spades.
+
+| Import | `from card_envs import roy_v0` |
+| --- | --- |
+| Actions | Discrete |
+| Parallel API | No |
+| Manual control | No |
+| Agents | `agents = ['player_0', 'player_1']` (2 to 4 with `num_players`) |
+| Action shape | (1,) |
+| Action values | Discrete(70) |
+| Observation shape | `{"observation": (152 + 2n,), "action_mask": (70,)}` |
+| Observation values | [0, 1] (scores in [0, 1 + 52/target]) |
+| Rewards | +1 / -1 at the end of the hand (`reward="score"`: the hand's points) |
+| Variants | `num_players` 2-4, `episode` hand/game, `target_score`, `draw_when_able`, `first_dealer`, `memory` |
+
+Rules and every interpretation: `card_envs/games/roy/RULES.md`.
+
+Actions: `0..51` `play:<card>` discards that card as an ordinary card; `52..67`
+`wild:<jack>><suit>` discards a Jack as a wild card announcing a suit (it must be the first and
+only card of the turn); `68` `draw` draws one card, or the pending Ace penalty, and ends the
+turn; `69` `end` ends the turn after at least one discard. A turn whose only remaining option is
+`end` ends by itself.
+
+Observation (for the seat to act; opponents listed from the next seat on): own hand (52),
+top card (52), announced suit (4), pending Ace penalty (1), phase first/continuing (2), each
+opponent's hand size (n-1), the buried discards this seat remembers (52), deck size (1), scores
+(n, own first). ``env.state()`` gives the full state for a centralised critic.
+
+Usage::
+
+    from card_envs import roy_v0
+    env = roy_v0.env(render_mode="ansi", num_players=3)
+"""
+
+from card_envs.core.registration import aec_constructors
+
+env, raw_env = aec_constructors("roy")
+
+__all__ = ["env", "raw_env"]

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from card_envs.games import GAMES
+
+
+def game_variants() -> list[tuple[str, dict]]:
+    """(game, config) pairs the shared API tests run: each supported player count, plus each
+    game's own list of variants (``TEST_VARIANTS`` on the engine class)."""
+    out: list[tuple[str, dict]] = []
+    for name, spec in GAMES.items():
+        cls = spec.engine_class()
+        counts = cls.OPTIONS["num_players"].choices if "num_players" in cls.OPTIONS else (2,)
+        for n in counts or (2,):
+            out.append((name, {"num_players": n}) if "num_players" in cls.OPTIONS else (name, {}))
+        for extra in getattr(cls, "TEST_VARIANTS", ()):
+            out.append((name, dict(extra)))
+    return out
+
+
+VARIANTS = game_variants()
+VARIANT_IDS = [f"{g}-" + "-".join(f"{k}={v}" for k, v in c.items()) for g, c in VARIANTS]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_known_warnings():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"reset option\(s\)")
+        # api_test's generic advice for Dict observations; PettingZoo's classic envs get it too.
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        yield

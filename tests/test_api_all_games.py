@@ -1,0 +1,254 @@
+"""Properties every game must keep, run for every game, player count and listed variant."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import card_envs
+from card_envs.agents import RandomAgent
+from card_envs.core.aec_env import IllegalActionError
+from card_envs.games import GAMES, make_engine
+from tests.conftest import VARIANT_IDS, VARIANTS
+
+GAME_NAMES = list(GAMES)
+
+
+def _env_module(game: str):
+    return importlib.import_module(GAMES[game].module)
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_pettingzoo_api(game: str, config: dict) -> None:
+    api_test(_env_module(game).env(**config), num_cycles=300)
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_pettingzoo_seed(game: str, config: dict) -> None:
+    seed_test(lambda: _env_module(game).env(**config), num_cycles=300)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_registries(game: str) -> None:
+    import pettingzoo
+
+    spec = GAMES[game]
+    env = pettingzoo.make("aec", spec.pz_id)
+    env.reset(seed=0)
+    assert env.agent_selection in env.agents
+    genv = gymnasium.make(spec.gym_id)
+    obs, info = genv.reset(seed=0)
+    assert genv.observation_space.contains(obs)
+    assert info["action_mask"].any()
+    genv2 = gymnasium.make(f"card_envs:{spec.gym_id}")
+    assert genv2.observation_space == genv.observation_space
+    assert card_envs.get_game(game) is spec
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gymnasium_and_sb3_env_checkers(game: str) -> None:
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    from card_envs.core.gym_env import CardGymEnv
+
+    # Both checkers step uniformly sampled (mostly illegal) actions, so they run in the
+    # "penalty" mode, where an illegal action ends the episode instead of raising.
+    gym_check(CardGymEnv(game, opponent="random", illegal_action="penalty"),
+              skip_render_check=True)
+    sb3_check(CardGymEnv(game, opponent="heuristic", illegal_action="penalty"), warn=False)
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
+    """Every sampled legal action is accepted, invariants hold after every step, episodes end."""
+    engine = make_engine(game, **config)
+    rng = np.random.default_rng(7)
+    for episode in range(30):
+        engine.reset(seed=episode)
+        engine.check_invariants()
+        steps = 0
+        while not engine.done:
+            legal = np.flatnonzero(engine.legal_mask())
+            assert legal.size > 0, "no legal action in a live position"
+            engine.step(int(rng.choice(legal)))
+            engine.check_invariants()
+            steps += 1
+        assert engine.terminated or engine.truncated
+        assert steps <= engine.step_cap
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_no_leak_under_resampling(game: str, config: dict) -> None:
+    """A seat's observation is unchanged when everything it cannot know is redrawn."""
+    engine = make_engine(game, **config)
+    size = engine.layout.size
+    rng = np.random.default_rng(3)
+    for episode in range(8):
+        engine.reset(seed=100 + episode)
+        while not engine.done:
+            for seat in range(engine.num_players):
+                before = np.empty(size, np.float32)
+                engine.write_observation(seat, before)
+                probe = engine.clone()
+                probe.resample_hidden(seat, np.random.default_rng(int(rng.integers(1 << 30))))
+                probe.check_invariants()
+                after = np.empty(size, np.float32)
+                probe.write_observation(seat, after)
+                np.testing.assert_array_equal(before, after, err_msg=f"seat {seat} leaks")
+            legal = np.flatnonzero(engine.legal_mask())
+            engine.step(int(rng.choice(legal)))
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_resampling_changes_hidden_cards(game: str, config: dict) -> None:
+    """The determinization is not a no-op: the full state changes for some seed."""
+    engine = make_engine(game, **config)
+    engine.reset(seed=5)
+    base = np.empty(engine.state_layout.size, np.float32)
+    engine.write_state(base)
+    changed = False
+    for s in range(20):
+        probe = engine.clone()
+        probe.resample_hidden(0, np.random.default_rng(s))
+        out = np.empty_like(base)
+        probe.write_state(out)
+        changed |= not np.array_equal(base, out)
+    assert changed
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_snapshot_round_trip_and_clone(game: str, config: dict) -> None:
+    engine = make_engine(game, **config)
+    engine.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        if engine.done:
+            break
+        engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+    snap = json.loads(json.dumps(engine.state_dict()))
+    other = make_engine(game, **config)
+    other.load_state_dict(snap)
+    assert other.state_dict() == engine.state_dict()
+    # The two now play identically, and a clone is independent of its original.
+    clone = engine.clone()
+    for _ in range(40):
+        if engine.done:
+            break
+        a = int(rng.choice(np.flatnonzero(engine.legal_mask())))
+        engine.step(a)
+        other.step(a)
+    assert other.state_dict() == engine.state_dict()
+    assert clone.state_dict() != engine.state_dict() or engine.done
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_snapshot_rejects_mismatch(game: str) -> None:
+    engine = make_engine(game)
+    engine.reset(seed=0)
+    snap = engine.state_dict()
+    with pytest.raises(ValueError, match="not an engine snapshot"):
+        engine.load_state_dict({"bogus": 1})
+    other_game = next((g for g in GAMES if g != game), None)
+    if other_game:
+        with pytest.raises(ValueError, match="game"):
+            make_engine(other_game).load_state_dict(snap)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_bad_config_and_actions_raise_clearly(game: str) -> None:
+    env_fn = _env_module(game).env
+    with pytest.raises(ValueError, match="unknown config key 'num_playrs'"):
+        env_fn(num_playrs=2)
+    with pytest.raises(ValueError, match="num_players"):
+        env_fn(num_players=99)
+    with pytest.raises(ValueError, match="memory"):
+        env_fn(memory="sometimes")
+    env = env_fn()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(env.engine.num_actions)
+    if not mask.all():
+        with pytest.raises(IllegalActionError, match="not legal"):
+            env.step(int(np.flatnonzero(mask == 0)[0]))
+    with pytest.raises(ValueError, match="malformed stacked deck"):
+        env.reset(seed=0, options={"deck": ["AS", "AS"]})
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_illegal_action_penalty_mode(game: str) -> None:
+    env = _env_module(game).env(illegal_action="penalty")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0]) if not mask.all() else env.engine.num_actions
+    env.step(bad)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[agent] == -1.0
+    assert all(v == 0.0 for a, v in env._cumulative_rewards.items() if a != agent)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_action_names_round_trip(game: str) -> None:
+    engine = make_engine(game)
+    for a in range(engine.num_actions):
+        assert engine.action_id(engine.action_name(a)) == a
+    with pytest.raises(ValueError, match="unknown action name"):
+        engine.action_id("no-such-action")
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gym_env_delivers_terminal_reward_and_masks(game: str) -> None:
+    from card_envs.core.gym_env import CardGymEnv
+
+    env = CardGymEnv(game, opponent="random", learner_seat="random")
+    agent = RandomAgent(0)
+    total_rewards = []
+    for ep in range(10):
+        obs, info = env.reset(seed=ep)
+        assert info["action_mask"].any()
+        done, ret = False, 0.0
+        while not done:
+            assert env.action_masks().any()
+            obs, r, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
+            ret += r
+            done = term or trunc
+        result = info["result"]
+        if env.engine.reward_mode == "win" and env.engine.terminated:
+            expected = env.engine.win_rewards(result["winners"])[env.learner]
+            assert ret == pytest.approx(expected)
+        total_rewards.append(ret)
+    assert any(r != 0 for r in total_rewards)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_same_seed_same_game_in_another_process(game: str) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, json\n"
+        "from card_envs.games import make_engine\n"
+        f"e = make_engine({game!r}); e.reset(seed=1234); r = np.random.default_rng(1)\n"
+        "for _ in range(60):\n"
+        "    if e.done: break\n"
+        "    e.step(int(r.choice(np.flatnonzero(e.legal_mask()))))\n"
+        "print(json.dumps(e.state_dict(), sort_keys=True))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    e = make_engine(game)
+    e.reset(seed=1234)
+    r = np.random.default_rng(1)
+    for _ in range(60):
+        if e.done:
+            break
+        e.step(int(r.choice(np.flatnonzero(e.legal_mask()))))
+    assert json.loads(out.stdout) == json.loads(json.dumps(e.state_dict(), sort_keys=True))
