@@ -136,16 +136,19 @@ class CardAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         engine.step(action)
-        rewards = self.rewards
-        if engine.rewards.any():
-            for i, a in enumerate(self.possible_agents):
-                rewards[a] = float(engine.rewards[i])
-            self._rewards_dirty = True
+        # In reward="win" mode engines pay only through finish(), so a live position has no
+        # rewards to copy; skipping the scan and the accumulation is most of a step's cost.
+        if engine.terminated or engine.truncated or engine.reward_mode != "win":
+            if engine.rewards.any():
+                rewards = self.rewards
+                for i, a in enumerate(self.possible_agents):
+                    rewards[a] = float(engine.rewards[i])
+                self._rewards_dirty = True
+                self._accumulate_rewards()
+            elif self._rewards_dirty:
+                self._clear_step_rewards()
         elif self._rewards_dirty:
-            for a in rewards:
-                rewards[a] = 0.0
-            self._rewards_dirty = False
-        self._accumulate_rewards()
+            self._clear_step_rewards()
         if engine.terminated or engine.truncated:
             flags = self.terminations if engine.terminated else self.truncations
             result = engine.result()
@@ -156,6 +159,11 @@ class CardAECEnv(AECEnv):
             self.agent_selection = self.possible_agents[engine.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def _clear_step_rewards(self) -> None:
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        self._rewards_dirty = False
 
     def _illegal(self, agent: str, action: Any) -> None:
         reason = self.engine.illegal_reason(action)

@@ -83,7 +83,10 @@ class Engine:
         raise NotImplementedError
 
     def _apply(self, action: int) -> None:
-        """*game*: play a legal action for ``current_player``; set rewards and terminal state."""
+        """*game*: play a legal action for ``current_player``; set rewards and terminal state.
+
+        Contract: in ``reward="win"`` mode only :meth:`finish` pays rewards (the envs skip the
+        reward scan while an episode is live); ``reward="score"`` may pay at any step."""
         raise NotImplementedError
 
     def legal_mask(self) -> np.ndarray:
@@ -143,12 +146,15 @@ class Engine:
 
     def step(self, action: int) -> None:
         """Apply ``action`` (assumed legal: the envs check) and advance the episode."""
-        self.rewards.fill(0.0)
+        if self.reward_mode != "win":
+            # In "win" mode only finish() pays, and no step follows it until reset() zeroes.
+            self.rewards.fill(0.0)
         self.num_steps += 1
         seat = self.current_player
         self._apply(action)
-        if self.tracker is not None:
-            self.tracker.after_decision(seat)
+        tracker = self.tracker
+        if tracker is not None and tracker.forget_p > 0.0:
+            tracker.after_decision(seat)
         if not self.terminated and self.num_steps >= self.step_cap:
             self.truncated = True
 

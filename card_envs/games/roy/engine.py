@@ -333,23 +333,23 @@ class RoyEngine(Engine):
         n = self.num_players
         out.fill(0.0)
         out[self.s_hand] = self.hand_onehot[seat]
-        top = self.discard[-1]
-        out[self.s_top.start + top] = 1.0
+        out[self.s_top.start + self.discard[-1]] = 1.0
         if self.announced_suit >= 0:
             out[self.s_suit.start + self.announced_suit] = 1.0
-        out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
+        if self.ace_chain:
+            out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
         out[self.s_phase.start + self.phase] = 1.0
-        base = self.s_opp.start
+        hands = self.hands
+        base = self.s_opp.start - 1
         for k in range(1, n):
-            out[base + k - 1] = len(self.hands[(seat + k) % n]) / 52.0
-        known = self.tracker.known[seat]
-        mem = self.s_memory.start
-        for c in np.flatnonzero(known >= 0):
-            out[mem + c] = 1.0
+            out[base + k] = len(hands[(seat + k) % n]) / 52.0
+        np.greater_equal(self.tracker.known[seat], 0, out=out[self.s_memory])
         out[self.s_deck.start] = len(self.deck) / 52.0
         base = self.s_scores.start
+        scores = self.scores
         for k in range(n):
-            out[base + k] = self.scores[(seat + k) % n] / self.target
+            if scores[(seat + k) % n]:
+                out[base + k] = scores[(seat + k) % n] / self.target
 
     def write_state(self, out: np.ndarray) -> None:
         n = self.num_players

@@ -1,0 +1,59 @@
+"""Play agents against each other on a bare engine (no env overhead), seats rotated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from card_envs.agents import Agent, AgentSpec, make_agent
+
+
+def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> dict[str, Any]:
+    """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``."""
+    engine.reset(seed=seed)
+    obs = np.empty(engine.layout.size, dtype=np.float32)
+    while not engine.done:
+        seat = engine.current_player
+        engine.write_observation(seat, obs)
+        action = agents[seat].act(obs, engine.legal_mask())
+        if not engine.is_legal(action):
+            raise ValueError(f"agent {agents[seat].name!r}: " + engine.illegal_reason(action))
+        engine.step(int(action))
+    return engine.result()
+
+
+@dataclass
+class HeadToHead:
+    games: int
+    wins: int  # episodes the candidate won outright (sole winner)
+    shared: int  # episodes it won jointly with others
+    losses: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+
+def head_to_head(game: str, candidate: AgentSpec, opponent: AgentSpec = "random",
+                 games: int = 1000, seed: int = 0, **config: Any) -> HeadToHead:
+    """``candidate`` in one seat (rotating every episode), ``opponent`` in all others."""
+    from card_envs.games import make_engine
+
+    engine = make_engine(game, **config)
+    n = engine.num_players
+    cand = make_agent(candidate, game, engine.config, seed=seed)
+    opps = [make_agent(opponent, game, engine.config, seed=seed + 1 + i) for i in range(n - 1)]
+    wins = shared = losses = 0
+    for g in range(games):
+        seat = g % n
+        agents = opps[:seat] + [cand] + opps[seat:]
+        winners = play_episode(engine, agents, seed=seed * 1_000_003 + g)["winners"]
+        if winners == [seat]:
+            wins += 1
+        elif seat in winners:
+            shared += 1
+        else:
+            losses += 1
+    return HeadToHead(games, wins, shared, losses)

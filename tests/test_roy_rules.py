@@ -1,0 +1,307 @@
+"""Every ROY rule, on stacked decks. Rule references are to the text's numbered sections."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from card_envs.core.cards import card_id
+from card_envs.games.roy.engine import DRAW, END, RoyEngine
+from tests.roy_helpers import legal_names, play, roy, stacked_deck
+
+# A 7-card hand holding the text's example (2S 3S 3C 4C 7H 8H) plus a card that plays nowhere.
+EXAMPLE = ["2S", "3S", "3C", "4C", "7H", "8H", "9D"]
+FILLER = ["3D", "5D", "6D", "8D", "TD", "QD", "KD"]  # seat 1: diamonds only
+
+
+def hand_codes(engine: RoyEngine, seat: int) -> set[str]:
+    from card_envs.core.cards import card_code
+
+    return {card_code(c) for c in engine.hands[seat]}
+
+
+# -- 1, 2: deal and first player ------------------------------------------------------------
+def test_deal_seven_each_starter_and_left_of_dealer_begins() -> None:
+    deck = stacked_deck([EXAMPLE, FILLER], "2H", dealer=1)
+    e = RoyEngine(num_players=2, first_dealer=1)
+    e.reset(deck=deck)
+    assert hand_codes(e, 0) == set(EXAMPLE)
+    assert hand_codes(e, 1) == set(FILLER)
+    assert e.discard == [card_id("2H")]
+    assert len(e.deck) == 52 - 14 - 1
+    assert e.current_player == 0  # left of dealer 1
+    e3 = RoyEngine(num_players=3, first_dealer=0)
+    e3.reset(seed=1)
+    assert e3.current_player == 1
+
+
+# -- 4: the text's example -------------------------------------------------------------------
+def test_text_example_first_card_matches_suit_or_value() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    assert legal_names(e) == {"play:2S", "play:7H", "play:8H"}
+
+
+def test_text_example_both_plays_are_legal() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    play(e, "play:7H", "play:8H")  # 8H is the next higher heart
+    # nothing continues from 8H, so the turn ended by itself
+    assert e.current_player == 1
+    assert hand_codes(e, 0) == {"2S", "3S", "3C", "4C", "9D"}
+
+    e = roy([EXAMPLE, FILLER], "2H")
+    play(e, "play:2S", "play:3S", "play:3C", "play:4C")
+    assert hand_codes(e, 0) == {"7H", "8H", "9D"}
+    assert [c for c in e.discard] == [card_id(c) for c in ["2H", "2S", "3S", "3C", "4C"]]
+    assert e.current_player == 1
+
+
+def test_continuation_is_same_value_or_next_higher_same_suit() -> None:
+    e = roy([["5H", "5S", "6H", "4H", "7S", "6S", "8C"], FILLER], "9H")
+    play(e, "play:6H")
+    # after 6H: 6S (value) or 7H (not held); not 5H/4H (lower), not 7S (other suit)
+    assert legal_names(e) == {"play:6S", "end"}
+    play(e, "play:6S")
+    assert legal_names(e) == {"play:7S", "end"}
+
+
+def test_player_chooses_when_the_turn_ends() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    play(e, "play:2S")
+    assert "end" in legal_names(e)
+    play(e, "end")
+    assert e.current_player == 1
+    assert hand_codes(e, 0) == set(EXAMPLE) - {"2S"}
+
+
+# -- 3: cannot discard: draw one, the turn passes ------------------------------------------------
+def test_cannot_discard_draws_one_and_passes() -> None:
+    e = roy([FILLER, EXAMPLE], "9S", draws=["AH"])
+    e_legal = legal_names(e)
+    assert e_legal == {"draw"}
+    play(e, "draw")
+    assert "AH" in hand_codes(e, 0) and len(e.hands[0]) == 8
+    assert e.current_player == 1  # even though nothing forces a pass when the card would play
+
+
+def test_draw_when_able_option() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    assert "draw" not in legal_names(e)
+    e = roy([EXAMPLE, FILLER], "2H", draw_when_able=True)
+    assert "draw" in legal_names(e)
+
+
+# -- 6: Jacks --------------------------------------------------------------------------------------
+def test_wild_jack_is_first_and_only_and_announces_a_suit() -> None:
+    e = roy([["JC", "2D", "3D", "4D", "5D", "6D", "7D"], ["KS", "QH", "JD", "2C", "3C", "4C", "5S"]],
+            "9H")
+    names = legal_names(e)
+    assert {"wild:JC>C", "wild:JC>D", "wild:JC>H", "wild:JC>S"} <= names
+    assert "play:JC" not in names  # as an ordinary card it would have to match 9H
+    play(e, "wild:JC>S")
+    assert e.current_player == 1 and e.announced_suit == 3
+    # next player: a Jack or a Spade (the KS), not the Queen of Hearts matching the old top
+    assert {n for n in legal_names(e) if n.startswith("play:")} == {
+        "play:KS", "play:5S", "play:JD"}
+
+
+def test_jacks_inside_a_sequence_are_ordinary() -> None:
+    # The text: 10H, JH, JS, QS in one turn.
+    e = roy([["TH", "JH", "JS", "QS", "2C", "3C", "4C"], FILLER], "9H")
+    play(e, "play:TH", "play:JH", "play:JS", "play:QS")
+    assert e.announced_suit == -1
+    assert hand_codes(e, 0) == {"2C", "3C", "4C"}
+    assert e.current_player == 1  # nothing follows QS (KS not held, no queens)
+
+
+def test_no_wild_jack_after_the_first_card() -> None:
+    e = roy([["9H", "9C", "JD", "2C", "3C", "4C", "5C"], FILLER], "9S")
+    play(e, "play:9H")
+    assert not any(n.startswith("wild:") for n in legal_names(e))
+
+
+# -- 6: Aces -----------------------------------------------------------------------------------------
+def test_ace_forces_ace_or_draw_two_and_aces_stack() -> None:
+    e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"], ["AD", "AC", "2D", "3D", "4D", "5D", "6D"]],
+            "KH", draws=["7S", "8S", "9S", "TS", "QC", "QD", "KC", "KD"])
+    play(e, "play:AH", "end")
+    assert e.ace_chain == 1
+    assert legal_names(e) == {"play:AD", "play:AC", "draw"}
+    play(e, "play:AD", "end")
+    assert legal_names(e) == {"play:AS", "draw"}  # must play an ace or draw four
+    play(e, "play:AS")
+    assert e.current_player == 1  # auto-end: no other ace in hand
+    assert e.ace_chain == 3
+    play(e, "play:AC")
+    assert e.ace_chain == 4
+    before = len(e.hands[0])
+    play(e, "draw")  # all four aces in succession: draw EIGHT
+    assert len(e.hands[0]) == before + 8
+    assert e.ace_chain == 0
+    assert e.current_player == 1  # drawing the penalty ends the turn
+
+
+def test_two_aces_in_one_turn_count_twice() -> None:
+    e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"], FILLER], "KH")
+    play(e, "play:AH", "play:AS")
+    assert e.ace_chain == 2
+    before = len(e.hands[1])
+    play(e, "draw")
+    assert len(e.hands[1]) == before + 4
+
+
+def test_aces_are_high_only() -> None:
+    e = roy([["QH", "KH", "AH", "2H", "3C", "4C", "5C"], FILLER], "9H")
+    play(e, "play:QH", "play:KH")
+    assert "play:AH" in legal_names(e)
+    play(e, "play:AH")
+    assert e.current_player == 1  # nothing after an Ace: no A-2 run
+    assert "2H" in hand_codes(e, 0)
+
+
+def test_after_paying_an_ace_penalty_the_ace_plays_as_a_normal_card() -> None:
+    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "7C"], ["9D", "TD", "QD", "KD", "5D", "6D", "8H"]],
+            "KH", draws=["2S", "3S"])
+    play(e, "play:AH")
+    play(e, "draw")  # seat 1 takes two
+    assert e.ace_chain == 0
+    # seat 0 follows the Ace normally: a heart or an ace
+    assert legal_names(e) == {"draw"}  # holds only clubs, no ace
+
+
+# -- 6: King of Spades -------------------------------------------------------------------------------
+def test_king_of_spades_draws_seven_and_forfeits() -> None:
+    e = roy([["KS", "2C", "3C", "4C", "5C", "6C", "7C"], FILLER], "9S")
+    play(e, "play:KS")
+    assert len(e.hands[1]) == 14
+    assert e.current_player == 0  # seat 1's turn was forfeited
+
+
+def test_king_of_spades_then_ace_adds_the_ace_penalty() -> None:
+    e = roy([["KS", "AS", "2C", "3C", "4C", "5C", "6C"], FILLER], "QS")
+    play(e, "play:KS", "play:AS")
+    assert len(e.hands[1]) == 7 + 7 + 2
+    assert e.ace_chain == 0 and e.current_player == 0
+
+
+# -- 6 NOTE: a special starter has no effect ------------------------------------------------------------
+@pytest.mark.parametrize("starter", ["KS", "AD", "JH"])
+def test_special_starter_has_no_effect(starter: str) -> None:
+    e = roy([["KC", "2S", "4D", "4H", "JC", "QH", "AC"], FILLER], starter)
+    assert e.ace_chain == 0 and e.announced_suit == -1 and len(e.hands[0]) == 7
+    names = {n for n in legal_names(e) if n.startswith("play:")}
+    if starter == "KS":  # "must start by discarding a King, a Spade, or a Jack"
+        assert names == {"play:KC", "play:2S"}
+        assert any(n.startswith("wild:JC") for n in legal_names(e))
+    if starter == "AD":
+        assert names == {"play:4D", "play:AC"}
+    if starter == "JH":
+        assert names == {"play:4H", "play:QH", "play:JC"}
+
+
+# -- deck runs out -------------------------------------------------------------------------------------
+def test_empty_deck_reshuffles_discards_except_top() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    e.discard += e.deck[:-1]  # move all but one deck card under the top, as if played
+    top = e.discard[0]
+    e.discard = e.discard[1:] + [top]
+    e.deck = e.deck[-1:]
+    e.check_invariants()
+    e._draw(1, 3)
+    assert e.discard == [top]
+    assert len(e.deck) == 52 - 14 - 1 - 3
+    e.check_invariants()
+
+
+def test_draw_with_nothing_left_draws_what_there_is() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    e.deck = e.deck[-2:]
+    gone = e.hands[0]
+    e.hands[0] = gone + []
+    assert e._draw(1, 7) == 2  # deck 2, discard has only its top
+    assert not e.deck
+
+
+# -- 7: scoring and the game -----------------------------------------------------------------------------
+def test_going_out_wins_the_hand_and_scores() -> None:
+    e = roy([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H", reward="score")
+    play(e, "play:2H", "play:3H", "play:4H", "play:5H", "play:6H", "play:7H", "play:8H")
+    assert e.terminated and e.winners == [0]
+    assert e.scores == [7, 0]
+    assert e.rewards.tolist() == [7.0, 0.0]
+
+
+def test_win_rewards_default() -> None:
+    e = roy([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H")
+    play(e, "play:2H", "play:3H", "play:4H", "play:5H", "play:6H", "play:7H", "play:8H")
+    assert e.rewards.tolist() == [1.0, -1.0]
+
+
+def test_game_mode_plays_hands_to_the_target_and_rotates_the_dealer() -> None:
+    e = RoyEngine(episode="game", target_score=10, first_dealer=1)
+    e.reset(deck=stacked_deck([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H"))
+    play(e, "play:2H", "play:3H", "play:4H", "play:5H", "play:6H", "play:7H", "play:8H")
+    assert not e.terminated and e.scores == [7, 0]
+    assert e.hand_number == 2 and e.dealer == 0 and e.current_player == 1
+    assert all(len(h) == 7 for h in e.hands)
+    rng = np.random.default_rng(0)
+    while not e.done:
+        e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
+    assert e.terminated and max(e.scores) >= 10
+    assert e.winners == [int(np.argmax(e.scores))]
+
+
+# -- memory of buried discards ---------------------------------------------------------------------------
+def _memory_plane(e: RoyEngine, seat: int) -> set[int]:
+    obs = np.empty(e.layout.size, np.float32)
+    e.write_observation(seat, obs)
+    return set(np.flatnonzero(e.layout.decode(obs)["discard_memory"]).tolist())
+
+
+def test_perfect_memory_remembers_buried_discards() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    play(e, "play:2S", "play:3S", "end")
+    buried = {card_id("2H"), card_id("2S")}
+    assert _memory_plane(e, 0) == buried and _memory_plane(e, 1) == buried
+
+
+def test_no_memory_forgets_after_own_decision() -> None:
+    e = roy([EXAMPLE, FILLER], "2H", memory="none")
+    play(e, "play:2S", "play:3S", "end")
+    assert _memory_plane(e, 0) == set()  # seat 0 decided since
+    assert _memory_plane(e, 1) == {card_id("2H"), card_id("2S")}  # seen, not yet decided
+    play(e, "play:3D")
+    assert _memory_plane(e, 1) == set()
+
+
+def test_forgetting_probability_is_between() -> None:
+    kept = []
+    for seed in range(40):
+        e = RoyEngine(memory=0.5, first_dealer=1)
+        e.reset(seed=seed, deck=stacked_deck([EXAMPLE, FILLER], "2H"))
+        play(e, "play:2S", "play:3S", "play:3C", "end")
+        kept.append(len(_memory_plane(e, 0)))  # 3 buried cards, each kept with p=0.5
+    assert 0 < np.mean(kept) < 3
+
+
+def test_observation_layout_fields() -> None:
+    e = roy([EXAMPLE, FILLER], "2H")
+    obs = np.empty(e.layout.size, np.float32)
+    e.write_observation(0, obs)
+    v = e.layout.decode(obs)
+    assert set(np.flatnonzero(v["hand"])) == {card_id(c) for c in EXAMPLE}
+    assert np.flatnonzero(v["top_card"]).tolist() == [card_id("2H")]
+    assert v["phase"].tolist() == [1.0, 0.0]
+    assert v["opponent_hand_sizes"].tolist() == pytest.approx([7 / 52])
+
+
+def test_action_constants() -> None:
+    e = RoyEngine()
+    assert e.action_name(DRAW) == "draw" and e.action_name(END) == "end"
+    assert e.action_name(card_id("TH")) == "play:TH"
+
+
+def test_heuristic_beats_random() -> None:
+    from card_envs.agents.arena import head_to_head
+
+    result = head_to_head("roy", "heuristic", "random", games=300, seed=0)
+    assert result.win_rate > 0.65, result
