@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # every resolver from pulling a CUDA build of torch.
 PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: run test lint bench clean
+.PHONY: run demo test lint bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,11 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 run: $(VENV)/.installed
 	$(PY) -m training.train --config configs/roy.yaml
 
+demo: $(VENV)/.installed
+	$(PY) -m card_envs.demo --game roy --games 2000
+
 test: $(VENV)/.installed
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --durations=15
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,56 @@
+"""A short demo: one ROY hand rendered move by move, then heuristic vs random over many hands.
+
+    python -m card_envs.demo [--game roy] [--games 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import time
+
+from card_envs.agents import make_agent
+from card_envs.agents.arena import head_to_head
+from card_envs.games import GAMES
+
+
+def show_one_episode(game: str, seed: int) -> None:
+    env = importlib.import_module(GAMES[game].module).env(render_mode="ansi")
+    env.reset(seed=seed)
+    agents = {a: make_agent("heuristic" if i == 0 else "random", game, env.engine.config,
+                            seed=seed + i)
+              for i, a in enumerate(env.possible_agents)}
+    print(env.render())
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agents[agent].act(obs["observation"], obs["action_mask"])
+        print(f"{agent} ({agents[agent].name}): {env.action_name(action)}")
+        env.step(action)
+    print(env.engine.render_text())
+    print(f"result: {env.engine.result()}\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="roy", choices=list(GAMES))
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    show_one_episode(args.game, args.seed)
+    start = time.perf_counter()
+    result = head_to_head(args.game, "heuristic", "random", games=args.games, seed=args.seed)
+    elapsed = time.perf_counter() - start
+    p = result.win_rate
+    half = 1.96 * math.sqrt(p * (1 - p) / result.games)
+    print(f"{GAMES[args.game].title}: heuristic vs random over {result.games} games "
+          f"(seats rotated): heuristic won {result.wins} ({100 * p:.1f}% +/- {100 * half:.1f}), "
+          f"shared {result.shared}, lost {result.losses}  [{elapsed:.1f} s]")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""The shared core: cards, config validation, knowledge tracking, layouts, agents, Gym env."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from card_envs.agents import RandomAgent, make_agent
+from card_envs.core import cards
+from card_envs.core.config import Option, int_range, resolve_config
+from card_envs.core.gym_env import CardGymEnv
+from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker
+from card_envs.core.obs_layout import ObsLayout
+
+
+# -- cards -------------------------------------------------------------------------------------
+def test_card_codes_round_trip_and_tables() -> None:
+    for c in range(54):
+        assert cards.card_id(cards.card_code(c)) == c
+    assert cards.card_code(cards.card_id("th")) == "TH"
+    assert cards.card_id("10h") == cards.card_id("TH")
+    ace_spades = cards.card_id("AS")
+    assert cards.RANK_OF[ace_spades] == cards.ACE and cards.SUIT_OF[ace_spades] == cards.SPADES
+    assert cards.COLOUR_OF[cards.card_id("QD")] == cards.RED
+    assert cards.COLOUR_OF[cards.card_id("QC")] == cards.BLACK
+    assert cards.FACE_VALUE_OF[cards.card_id("KH")] == 13
+    assert cards.FACE_VALUE_OF[cards.card_id("X2")] == 0
+    assert cards.COLOUR_OF[52] == cards.NO_COLOUR
+
+
+def test_bad_card_codes_are_named() -> None:
+    with pytest.raises(ValueError, match="'1H'"):
+        cards.card_id("1H")
+    with pytest.raises(ValueError, match="outside"):
+        cards.card_code(54)
+
+
+def test_stacked_deck_validation_names_the_problem() -> None:
+    full = [cards.card_code(c) for c in range(52)]
+    assert cards.parse_stacked_deck(full, range(52)) == list(range(52))
+    assert cards.parse_stacked_deck(" ".join(full), range(52)) == list(range(52))
+    with pytest.raises(ValueError, match="missing: KS"):
+        cards.parse_stacked_deck(full[:-1], range(52))
+    with pytest.raises(ValueError, match="duplicated or not in this game's deck: AC"):
+        cards.parse_stacked_deck(full[:-1] + ["AC"], range(52))
+    with pytest.raises(ValueError, match="X1"):
+        cards.parse_stacked_deck(full + ["X1"], range(52))
+    with pytest.raises(ValueError, match="malformed stacked deck"):
+        cards.parse_stacked_deck(full[:-1] + ["ZZ"], range(52))
+
+
+# -- config --------------------------------------------------------------------------------------
+OPTS = {
+    "num_players": Option(2, "", choices=(2, 3)),
+    "target": Option(10, "", check=int_range(1)),
+}
+
+
+def test_config_defaults_and_overrides() -> None:
+    assert resolve_config("g", OPTS, {}) == {"num_players": 2, "target": 10}
+    assert resolve_config("g", OPTS, {"target": 5})["target"] == 5
+
+
+def test_config_errors_name_key_and_allowed_values() -> None:
+    with pytest.raises(ValueError, match=r"unknown config key 'targt' .*did you mean 'target'"):
+        resolve_config("g", OPTS, {"targt": 3})
+    with pytest.raises(ValueError, match=r"'num_players': allowed values are 2, 3"):
+        resolve_config("g", OPTS, {"num_players": 5})
+    with pytest.raises(ValueError, match="num_players"):
+        resolve_config("g", OPTS, {"num_players": True})  # True == 1 must not sneak through
+    with pytest.raises(ValueError, match=r"'target': expected an integer >= 1"):
+        resolve_config("g", OPTS, {"target": 0})
+
+
+# -- knowledge tracker ----------------------------------------------------------------------------
+def test_tracker_events_move_knowledge_with_cards() -> None:
+    t = KnowledgeTracker(3, 5)
+    t.show(0, 7, [1])
+    t.show_all(1, 9)
+    assert t.known[:, 0].tolist() == [UNKNOWN, 7, UNKNOWN]
+    t.swap(0, 1)
+    assert t.known[:, 1].tolist() == [UNKNOWN, 7, UNKNOWN]
+    assert t.known[:, 0].tolist() == [9, 9, 9]
+    t.move(0, 4)
+    assert t.known[:, 4].tolist() == [9, 9, 9] and (t.known[:, 0] == UNKNOWN).all()
+    t.conceal(4)
+    assert (t.known[:, 4] == UNKNOWN).all()
+
+
+def test_memory_modes() -> None:
+    perfect = KnowledgeTracker(2, 10, "perfect")
+    none = KnowledgeTracker(2, 10, "none")
+    half = KnowledgeTracker(2, 1000, 0.5)
+    for t in (perfect, none, half):
+        t.reset(0)
+        for s in range(t.num_slots):
+            t.show_all(s, 3)
+    for t in (perfect, none, half):
+        t.after_decision(0)
+    assert (perfect.known == 3).all()
+    assert (none.known[0] == UNKNOWN).all() and (none.known[1] == 3).all()
+    kept = (half.known[0] != UNKNOWN).mean()
+    assert 0.4 < kept < 0.6 and (half.known[1] == 3).all()
+
+
+def test_tracker_forgetting_is_seeded() -> None:
+    a, b = KnowledgeTracker(1, 50, 0.3), KnowledgeTracker(1, 50, 0.3)
+    for t in (a, b):
+        t.reset(42)
+        for s in range(50):
+            t.show_all(s, 1)
+        t.after_decision(0)
+    assert np.array_equal(a.known, b.known)
+
+
+def test_memory_mode_does_not_change_the_deal() -> None:
+    from card_envs.games import make_engine
+
+    e1, e2 = make_engine("roy", memory="perfect"), make_engine("roy", memory=0.3)
+    e1.reset(seed=9)
+    e2.reset(seed=9)
+    assert e1.hands == e2.hands and e1.deck == e2.deck
+
+
+# -- observation layout ------------------------------------------------------------------------------
+def test_obs_layout() -> None:
+    layout = ObsLayout()
+    a = layout.add("a", 3)
+    layout.add("b", 2, low=-1.0, high=2.0)
+    low, high = layout.bounds()
+    assert layout.size == 5 and a == slice(0, 3)
+    assert low.tolist() == [0, 0, 0, -1, -1] and high.tolist() == [1, 1, 1, 2, 2]
+    view = layout.decode(np.arange(5, dtype=np.float32))
+    assert view["b"].tolist() == [3.0, 4.0]
+    with pytest.raises(ValueError, match="twice"):
+        layout.add("a", 1)
+
+
+# -- agents --------------------------------------------------------------------------------------------
+def test_make_agent_specs() -> None:
+    assert make_agent("random", "roy").name == "random"
+    assert make_agent("heuristic", "roy", {"num_players": 3}).name == "heuristic"
+    agent = make_agent(lambda obs, mask: int(np.flatnonzero(mask)[0]), "roy")
+    assert agent.act(np.zeros(3), np.array([0, 1, 1])) == 1
+    with pytest.raises(ValueError, match="unknown agent 'smart'"):
+        make_agent("smart", "roy")
+    with pytest.raises(FileNotFoundError):
+        make_agent("missing_policy.zip", "roy")
+
+
+def test_random_agent_only_picks_legal_actions() -> None:
+    agent = RandomAgent(0)
+    mask = np.zeros(10, np.int8)
+    mask[[2, 7]] = 1
+    assert {agent.act(np.zeros(1), mask) for _ in range(50)} == {2, 7}
+    with pytest.raises(ValueError, match="all-zero"):
+        agent.act(np.zeros(1), np.zeros(10, np.int8))
+
+
+# -- single-agent Gymnasium env --------------------------------------------------------------------
+def test_gym_env_seeded_reset_replays_exactly() -> None:
+    env = CardGymEnv("roy", opponent="random", learner_seat="random")
+
+    def episode(seed: int) -> list:
+        obs, info = env.reset(seed=seed)
+        trace = [obs.tobytes(), info["learner_seat"]]
+        agent = RandomAgent(seed)
+        done = False
+        while not done:
+            obs, r, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
+            trace.append((obs.tobytes(), r))
+            done = term or trunc
+        return trace
+
+    assert episode(3) == episode(3)
+    assert {tuple(episode(s)[:2])[1] for s in range(12)} == {0, 1}  # the seat is drawn
+
+
+def test_gym_env_terminal_reward_reaches_learner_on_opponent_move() -> None:
+    # Learner always draws when it can; a heuristic opponent usually goes out on its own move.
+    env = CardGymEnv("roy", opponent="heuristic", learner_seat=0)
+    losses_on_opponent_move = 0
+    for seed in range(30):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            action = 68 if mask[68] else (69 if mask[69] else int(np.flatnonzero(mask)[0]))
+            obs, r, term, trunc, info = env.step(action)
+            done = term or trunc
+        if info["result"]["winners"] == [1]:
+            assert r == -1.0
+            losses_on_opponent_move += 1
+    assert losses_on_opponent_move > 0
+
+
+def test_gym_env_opponent_list_and_callable() -> None:
+    calls = []
+
+    def first_legal(obs, mask):
+        calls.append(1)
+        return int(np.flatnonzero(mask)[0])
+
+    env = CardGymEnv("roy", opponent=["random", first_legal], num_players=3, learner_seat=1)
+    obs, info = env.reset(seed=0)
+    for _ in range(20):
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if term or trunc:
+            obs, info = env.reset()
+    assert calls
+    with pytest.raises(ValueError, match="opponent"):
+        CardGymEnv("roy", opponent=["random"], num_players=3)
+    with pytest.raises(ValueError, match="learner_seat"):
+        CardGymEnv("roy", learner_seat=5)
+
+
+def test_gym_env_illegal_action_modes() -> None:
+    from card_envs.core.aec_env import IllegalActionError
+
+    env = CardGymEnv("roy")
+    obs, info = env.reset(seed=0)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(bad)
+    env = CardGymEnv("roy", illegal_action="penalty")
+    obs, info = env.reset(seed=0)
+    obs, r, term, trunc, info = env.step(bad)
+    assert r == -1.0 and term and "illegal_action" in info
+
+
+def test_maskable_ppo_learns_a_few_thousand_steps_and_plays_as_an_opponent(tmp_path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    env = CardGymEnv("roy", opponent="random", learner_seat="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0,
+                        verbose=0, device="cpu")
+    model.learn(total_timesteps=2048)
+    path = tmp_path / "roy_policy.zip"
+    model.save(path)
+    # A saved policy is an opponent spec like any other.
+    env2 = CardGymEnv("roy", opponent=str(path))
+    obs, info = env2.reset(seed=1)
+    obs, r, term, trunc, info = env2.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert env2.observation_space.contains(obs)
