@@ -305,3 +305,20 @@ def test_heuristic_beats_random() -> None:
 
     result = head_to_head("roy", "heuristic", "random", games=300, seed=0)
     assert result.win_rate > 0.65, result
+
+
+@pytest.mark.parametrize("config", [{}, {"num_players": 3}, {"num_players": 4, "memory": 0.3},
+                                    {"memory": "none", "episode": "game", "target_score": 30}])
+def test_incremental_observation_matches_reference_encoding(config: dict) -> None:
+    e = RoyEngine(**config)
+    rng = np.random.default_rng(1)
+    fast = np.empty(e.layout.size, np.float32)
+    slow = np.empty(e.layout.size, np.float32)
+    for episode in range(15):
+        e.reset(seed=episode)
+        while not e.done:
+            for seat in range(e.num_players):
+                e.write_observation(seat, fast)
+                e._observation_from_scratch(seat, slow)
+                np.testing.assert_array_equal(fast, slow)
+            e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))

@@ -117,6 +117,14 @@ class RoyEngine(Engine):
         self.scores = [0] * n
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._mask_valid = False
+        # Each seat's observation, kept current by the events that change it, so observing is
+        # one copy plus a few scalars. Bulk changes (new hand, reshuffle, snapshot load) just
+        # mark it stale and it is rebuilt from scratch on the next observation.
+        self._views = np.zeros((n, layout.size), dtype=np.float32)
+        self._views_ok = False
+        self._perfect_memory = self.tracker.forget_p == 0.0
+        self._hand0, self._top0 = self.s_hand.start, self.s_top.start
+        self._suit0, self._opp0, self._mem0 = self.s_suit.start, self.s_opp.start, self.s_memory.start
 
     def deck_cards(self) -> list[int]:
         return list(range(52))
@@ -152,12 +160,24 @@ class RoyEngine(Engine):
         self.king_pending = False
         self.stalled_turns = 0
         self.tracker.known.fill(-1)
+        self._views_ok = False
         self.hand_number += 1
         self._begin_turn((self.dealer + 1) % n)
 
     def _give(self, seat: int, card: int) -> None:
-        self.hands[seat].append(card)
+        hand = self.hands[seat]
+        hand.append(card)
         self.hand_onehot[seat, card] = 1.0
+        if self._views_ok:
+            self._views[seat, self._hand0 + card] = 1.0
+            self._update_hand_size(seat, len(hand))
+
+    def _update_hand_size(self, seat: int, size: int) -> None:
+        n = self.num_players
+        views, base = self._views, self._opp0 - 1
+        for other in range(n):
+            if other != seat:
+                views[other, base + (seat - other) % n] = size / 52.0
 
     def _draw(self, seat: int, count: int) -> int:
         """Draw up to ``count`` cards, reshuffling the discard pile (all but its top) into a
@@ -172,6 +192,7 @@ class RoyEngine(Engine):
                 self.rng.shuffle(buried)
                 self.deck = buried
                 self.tracker.known.fill(-1)
+                self._views_ok = False
             self._give(seat, self.deck.pop())
             drawn += 1
         return drawn
@@ -221,6 +242,8 @@ class RoyEngine(Engine):
                 self._win_hand(seat)
                 return
             self.announced_suit = offset % 4
+            if self._views_ok:
+                self._views[:, self._suit0 + self.announced_suit] = 1.0
             self._end_turn()
         elif action == DRAW:
             if self.ace_chain:
@@ -243,6 +266,16 @@ class RoyEngine(Engine):
         under = self.discard[-1]
         self.discard.append(card)
         self.tracker.show_all(under, under)
+        if self._views_ok:
+            views = self._views
+            views[seat, self._hand0 + card] = 0.0
+            self._update_hand_size(seat, len(hand))
+            views[:, self._top0 + under] = 0.0
+            views[:, self._top0 + card] = 1.0
+            if self._perfect_memory:
+                views[:, self._mem0 + under] = 1.0
+            if self.announced_suit >= 0:
+                views[:, self._suit0 + self.announced_suit] = 0.0
         self.announced_suit = -1
         if RANK_OF[card] == ACE:
             self.aces_this_turn += 1
@@ -259,6 +292,7 @@ class RoyEngine(Engine):
     def _win_hand(self, seat: int) -> None:
         points = sum(len(h) for h in self.hands)
         self.scores[seat] += points
+        self._views_ok = False
         self.last_hand_winner = seat
         if self.reward_mode == "score":
             self.rewards[seat] += points
@@ -330,6 +364,23 @@ class RoyEngine(Engine):
 
     # -- observations --------------------------------------------------------------------------
     def write_observation(self, seat: int, out: np.ndarray) -> None:
+        if not self._views_ok:
+            for s in range(self.num_players):
+                self._observation_from_scratch(s, self._views[s])
+                self._views[s, self.s_phase] = 0.0
+                self._views[s, self.s_penalty] = 0.0
+                self._views[s, self.s_deck] = 0.0
+            self._views_ok = True
+        out[:] = self._views[seat]
+        out[self.s_phase.start + self.phase] = 1.0
+        if self.ace_chain:
+            out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
+        out[self.s_deck.start] = len(self.deck) / 52.0
+        if not self._perfect_memory:
+            np.greater_equal(self.tracker.known[seat], 0, out=out[self.s_memory])
+
+    def _observation_from_scratch(self, seat: int, out: np.ndarray) -> None:
+        """The reference encoding; tests check the incremental views against it."""
         n = self.num_players
         out.fill(0.0)
         out[self.s_hand] = self.hand_onehot[seat]
@@ -403,6 +454,7 @@ class RoyEngine(Engine):
             self.discard[i] = pool[k]
             k += 1
         known.fill(-1)
+        self._views_ok = False
         for i, c in enumerate(self.discard[:-1]):
             for s in np.flatnonzero(remembered_by[i]):
                 known[s, c] = c
@@ -410,6 +462,7 @@ class RoyEngine(Engine):
 
     def _after_load(self) -> None:
         self._mask_valid = False
+        self._views_ok = False
 
     def check_invariants(self) -> None:
         super().check_invariants()
