@@ -43,7 +43,7 @@ def measure_aec(make: Callable[[], object], seconds: float, seed: int = 0) -> tu
     decisions = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 action = None
