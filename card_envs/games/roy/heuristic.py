@@ -1,9 +1,13 @@
 """A rule-based ROY player that reads only its own observation.
 
-Plan: find the longest chain of discards the hand allows from the current top card and play
-it out; keep Jacks for when nothing else goes (then announce the suit it holds most of); follow
-the text's hints: do not end on an Ace against a big hand unless another Ace backs it, and hold
-the King of Spades until an opponent is close to going out.
+It plans the whole turn: among every sequence of discards the hand allows from the current top
+card, it picks the one worth most, where a sequence is worth the cards it sheds, a lot more if it
+empties the hand, plus bonuses for what it does to the next player (ending on an Ace makes them
+answer with an Ace or draw; the King of Spades makes them draw seven and skip). Following the
+text's hints, the King of Spades is held back until an opponent is close to going out or our
+own hand is nearly empty, and an Ace against a big hand is played only with another Ace to back
+it. Jacks are kept as wild cards for turns with no other play; the announced suit is the one it
+holds most of.
 """
 
 from __future__ import annotations
@@ -14,16 +18,14 @@ import numpy as np
 
 from card_envs.agents.base import Agent
 from card_envs.core.cards import ACE, JACK, RANK_OF, SUIT_OF
-from card_envs.games.roy.engine import (
-    DRAW,
-    END,
-    KING_OF_SPADES,
-    NEXT_HIGHER,
-    WILD_BASE,
-    RoyEngine,
-)
+from card_envs.games.roy.engine import DRAW, END, KING_OF_SPADES, NEXT_HIGHER, WILD_BASE, RoyEngine
 
-_NODE_BUDGET = 3000
+_NODE_BUDGET = 4000
+GO_OUT_BONUS = 100.0
+JACK_COST = 1.5  # a Jack spent as an ordinary card is a wild card lost
+KING_NOW_BONUS = 6.0  # the King of Spades when an opponent is about to go out
+KING_EARLY_COST = 1.0  # "Don't play the King of Spades too early in the game"
+ACE_BONUS = 1.0  # ending on an Ace: the next player must answer it or draw
 
 
 class RoyHeuristic(Agent):
@@ -33,41 +35,33 @@ class RoyHeuristic(Agent):
         self.layout = RoyEngine(**config).layout
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        view = self.layout.decode(observation)
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
             return int(legal[0])
+        view = self.layout.decode(observation)
         hand = [int(c) for c in np.flatnonzero(view["hand"] > 0.5)]
-        continuing = view["phase"][1] > 0.5
-        opp_min = float(view["opponent_hand_sizes"].min()) * 52.0
-        opp_max = float(view["opponent_hand_sizes"].max()) * 52.0
-        aces_held = sum(1 for c in hand if RANK_OF[c] == ACE)
+        top = int(np.argmax(view["top_card"]))
+        continuing = bool(view["phase"][1] > 0.5)
+        opp_sizes = view["opponent_hand_sizes"] * 52.0
+        self._opp_min, self._opp_next = float(opp_sizes.min()), float(opp_sizes[0])
+        self._aces = sum(1 for c in hand if RANK_OF[c] == ACE)
+        self._hand_size = len(hand)
 
         card_moves = [int(a) for a in legal if a < 52]
         if view["ace_penalty"][0] > 0 and not continuing:
-            # Answer an Ace with an Ace when we have one; otherwise take the penalty.
             return card_moves[0] if card_moves else DRAW
 
-        best_move, best_score = None, -1e9
+        best_move, best_value = None, -np.inf
         for c in card_moves:
-            rest = [x for x in hand if x != c]
-            length, last = self._longest(c, rest)
-            score = float(length)
-            if RANK_OF[c] == JACK:
-                score -= 0.5  # a Jack is worth more kept as a wild card
-            if c == KING_OF_SPADES and opp_min > 3 and len(hand) > 2:
-                score -= 3.0  # "Don't play the King of Spades too early"
-            if RANK_OF[last] == ACE and opp_max > 4 and aces_held < 2 and len(hand) > length:
-                score -= 2.0  # "don't play an ace if your opponent is holding more than four"
-            if score > best_score:
-                best_move, best_score = c, score
-
+            value = self._best_sequence(c, [x for x in hand if x != c])
+            if value > best_value:
+                best_move, best_value = c, value
         if continuing:
-            # Keep going only while it empties the hand faster than stopping would.
-            if best_move is not None and best_score > 0:
+            stop_value = self._end_bonus(top, len(hand))
+            if best_move is not None and best_value > stop_value:
                 return best_move
             return END
-        if best_move is not None and best_score > 0:
+        if best_move is not None and best_value > 0:
             return best_move
         wild = [int(a) for a in legal if WILD_BASE <= a < DRAW]
         if wild:
@@ -76,30 +70,44 @@ class RoyHeuristic(Agent):
                 if RANK_OF[c] != JACK:
                     counts[SUIT_OF[c]] += 1
             suit = int(np.argmax(counts))
-            for a in wild:
-                if (a - WILD_BASE) % 4 == suit:
-                    return a
+            return next((a for a in wild if (a - WILD_BASE) % 4 == suit), wild[0])
         if best_move is not None:
             return best_move
-        if DRAW in legal:
-            return DRAW
-        return int(legal[0])
+        return DRAW if DRAW in legal else int(legal[0])
 
-    def _longest(self, first: int, rest: list[int]) -> tuple[int, int]:
-        """Length of the longest discard chain starting with ``first``, and its last card."""
+    # -- sequence search --------------------------------------------------------------------
+    def _card_value(self, card: int) -> float:
+        value = 1.0
+        if RANK_OF[card] == JACK:
+            value -= JACK_COST
+        if card == KING_OF_SPADES:
+            value += KING_NOW_BONUS if self._opp_min <= 2 else -KING_EARLY_COST
+        return value
+
+    def _end_bonus(self, last: int, cards_left: int) -> float:
+        """Worth of stopping with ``last`` on top and ``cards_left`` in hand."""
+        if cards_left == 0:
+            return GO_OUT_BONUS
+        if RANK_OF[last] == ACE and (self._opp_next <= 4 or self._aces >= 2):
+            return ACE_BONUS
+        return 0.0
+
+    def _best_sequence(self, first: int, rest: list[int]) -> float:
+        """Most a turn starting with ``first`` is worth: shed cards plus end-of-turn effects,
+        over every stopping point of every legal continuation."""
         budget = [_NODE_BUDGET]
-        best = [1, first]
 
-        def dfs(top: int, remaining: list[int], length: int) -> None:
-            if length > best[0]:
-                best[0], best[1] = length, top
+        def search(top: int, remaining: list[int], gained: float) -> float:
+            best = gained + self._end_bonus(top, len(remaining))
             budget[0] -= 1
             if budget[0] <= 0:
-                return
+                return best
             rank, nxt = RANK_OF[top], NEXT_HIGHER[top]
             for i, c in enumerate(remaining):
                 if RANK_OF[c] == rank or c == nxt:
-                    dfs(c, remaining[:i] + remaining[i + 1:], length + 1)
+                    value = search(c, remaining[:i] + remaining[i + 1:],
+                                   gained + self._card_value(c))
+                    best = max(best, value)
+            return best
 
-        dfs(first, rest, 1)
-        return best[0], best[1]
+        return search(first, rest, self._card_value(first))
