@@ -48,6 +48,10 @@ def test_registries(game: str) -> None:
     genv2 = gymnasium.make(f"card_envs:{spec.gym_id}")
     assert genv2.observation_space == genv.observation_space
     assert card_envs.get_game(game) is spec
+    if spec.parallel:
+        penv = pettingzoo.make("parallel", spec.pz_id)
+        observations, infos = penv.reset(seed=0)
+        assert set(observations) == set(penv.agents)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -52,3 +52,5 @@ def register_all() -> None:
             )
         if spec.pz_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", spec.pz_id, entry_point=f"{spec.module}:env")
+        if spec.parallel and spec.pz_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", spec.pz_id, entry_point=f"{spec.module}:parallel_env")

@@ -17,6 +17,7 @@ class GameSpec:
     module: str  # PettingZoo-style entry module (env(), raw_env)
     gym_id: str  # Gymnasium id
     pz_id: str  # PettingZoo registry id
+    parallel: bool = False  # the entry module also offers parallel_env()
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -33,7 +34,8 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur_cls: str) -> GameSpec:
+def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur_cls: str,
+          parallel: bool = False) -> GameSpec:
     return GameSpec(
         name=name,
         title=title,
@@ -42,6 +44,7 @@ def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur
         module=f"card_envs.{package}_v0",
         gym_id=f"card_envs/{camel}-v0",
         pz_id=f"card_envs/{package}-v0",
+        parallel=parallel,
     )
 
 
@@ -53,7 +56,8 @@ _ALL = [
           "MemoryUnoHeuristic"),
     _spec("deluxe_memory", "Deluxe Memory", "DeluxeMemory", "deluxe_memory",
           "DeluxeMemoryEngine", "DeluxeMemoryHeuristic"),
-    _spec("dogpile", "Dogpile", "Dogpile", "dogpile", "DogpileEngine", "DogpileHeuristic"),
+    _spec("dogpile", "Dogpile", "Dogpile", "dogpile", "DogpileEngine", "DogpileHeuristic",
+          parallel=True),
 ]
 
 #: Games that are installed in this checkout, by name.
