@@ -270,7 +270,9 @@ def test_no_memory_forgets_after_own_decision() -> None:
     assert _memory_plane(e, 0) == set()  # seat 0 decided since
     assert _memory_plane(e, 1) == {card_id("2H"), card_id("2S")}  # seen, not yet decided
     play(e, "play:3D")
-    assert _memory_plane(e, 1) == set()
+    # the old memories went as seat 1 decided; the 3S its own discard buried stays until its
+    # next decision
+    assert _memory_plane(e, 1) == {card_id("3S")}
 
 
 def test_forgetting_probability_is_between() -> None:

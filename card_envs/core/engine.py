@@ -150,11 +150,15 @@ class Engine:
             # In "win" mode only finish() pays, and no step follows it until reset() zeroes.
             self.rewards.fill(0.0)
         self.num_steps += 1
-        seat = self.current_player
-        self._apply(action)
         tracker = self.tracker
         if tracker is not None and tracker.forget_p > 0.0:
+            # Memory decays as the seat decides, before the decision plays out: what it saw
+            # since its last decision was in the observation it decided on, and what its own
+            # action reveals (a peek, a flip) is still there at its next decision.
+            seat = self.current_player
             tracker.after_decision(seat)
+            self._after_forgetting(seat)
+        self._apply(action)
         if not self.terminated and self.num_steps >= self.step_cap:
             self.truncated = True
 
@@ -266,6 +270,9 @@ class Engine:
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
+
+    def _after_forgetting(self, seat: int) -> None:
+        """Games restore what cannot be forgotten (e.g. cards lying face up in plain view)."""
 
     def clone(self) -> Engine:
         """An independent copy: a search may play on it without touching this one."""
