@@ -1,0 +1,1044 @@
+"""Dogpile rules engine (see RULES.md beside this file for every rule and choice).
+
+Real time is discretised into ticks: in every tick each dog makes exactly one decision, in an
+order that rotates (or is drawn) per tick, and every decision costs that tick. Between rounds
+the untimed SNIFF happens as ordinary sequential decisions.
+
+Actions (167): ``dig:NN`` (0..53) turns over the bone at pile slot NN (in the sniff phase: picks
+it up to sniff); ``down:NN`` (54..107) / ``up:NN`` (108..161) puts the bone in the paw in motion
+(a dug bone, a bone being buried, or a sniffed bone being shuffled back) on empty slot NN face
+down / face up; ``keep`` (162) keeps the dug bone in a paw; ``bury:i`` (163..165) starts burying
+paw bone i; ``wait`` (166) lets the tick pass.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from card_envs.core.cards import (
+    ACE,
+    FACE_VALUE_OF,
+    NUM_CARDS,
+    QUEEN,
+    RANK,
+    RANK_OF,
+    SUIT,
+    SUIT_OF,
+    card_code,
+)
+from card_envs.core.config import Option, int_range
+from card_envs.core.engine import Engine
+from card_envs.core.knowledge import KnowledgeTracker
+from card_envs.core.obs_layout import ObsLayout
+
+NUM_SLOTS = 54
+PAWS = 3
+SNIFF_BONES = 3
+NUM_ROUNDS = 3
+FULL_LOOT = PAWS * NUM_ROUNDS  # nine bones
+BLACKJAW_LIMIT = 21  # "under 21 points in total"
+COLLAR_BONUS, STRAIGHT_BONUS, BONEATHON_BONUS = 10, 15, 50
+TWO = 1  # rank index of the Twos
+JOKER_RANK = 13
+
+DIG = 0
+DOWN = 54
+UP = 108
+KEEP = 162
+BURY = 163
+WAIT = 166
+NUM_ACTIONS = 167
+
+#: A dog's own state during play.
+FREE, HOLDING, BURYING = 0, 1, 2
+#: The game's phase.
+PLAY, SNIFF, SHUFFLE, OVER = 0, 1, 2, 3
+
+#: Card encoding used everywhere a bone is shown: rank one-hot (A..K, joker) + suit one-hot.
+#: Row -1 (index 54) is all zeros, so ``ENC[card_or_minus_one]`` encodes "nothing known".
+CARD_FEATURES = 18
+ENC = np.zeros((NUM_CARDS + 1, CARD_FEATURES), dtype=np.float32)
+for _c in range(NUM_CARDS):
+    ENC[_c, int(RANK[_c])] = 1.0
+    if SUIT[_c] >= 0:
+        ENC[_c, 14 + int(SUIT[_c])] = 1.0
+#: The same with a leading "there is a bone here" flag.
+ENC_OCC = np.zeros((NUM_CARDS + 1, CARD_FEATURES + 1), dtype=np.float32)
+ENC_OCC[:NUM_CARDS, 0] = 1.0
+ENC_OCC[:, 1:] = ENC
+SLOT_FEATURES = 2 + CARD_FEATURES  # occupied, face up, card
+#: A face-up slot: occupied, face up, card.
+ENC_UP = np.ones((NUM_CARDS + 1, SLOT_FEATURES), dtype=np.float32)
+ENC_UP[:, 2:] = ENC
+#: own_state rows: free, holding, burying paw 0 / 1 / 2.
+OWN_STATE = np.zeros((3 + PAWS, 3 + PAWS), dtype=np.float32)
+for _k in range(3):
+    OWN_STATE[_k, _k] = 1.0
+for _i in range(PAWS):
+    OWN_STATE[3 + _i, BURYING] = 1.0
+    OWN_STATE[3 + _i, 3 + _i] = 1.0
+#: which paw bone a dog is burying (row PAWS: none).
+BURY_FLAGS = np.eye(PAWS + 1, PAWS, dtype=np.float32)
+
+
+#: Attributes that never change after construction: clones share them.
+_SHARED_ON_CLONE = (
+    "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
+    "seat_order", "opp_paw_slots", "rotations", "_all_rows", "_held_cols", "_paw_rows",
+    "_paw_cols", "_bury_cols", "_held_starts", "_paw_starts",
+)
+
+
+def _check_round_seconds(value: Any) -> str | None:
+    ok = (
+        isinstance(value, (tuple, list))
+        and len(value) == NUM_ROUNDS
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
+    )
+    return None if ok else "three positive integers (seconds of rounds 1, 2, 3), e.g. (30, 20, 10)"
+
+
+def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, bool]:
+    """(three of a collar, straight fetch) for one round's loot."""
+    if len(cards) != 3:
+        return False, False
+    r0, r1, r2 = (RANK_OF[c] for c in cards)
+    if r0 == r1 == r2 and r0 != JOKER_RANK:
+        return True, False
+    s0 = SUIT_OF[cards[0]]
+    if s0 < 0 or SUIT_OF[cards[1]] != s0 or SUIT_OF[cards[2]] != s0:
+        return False, False
+    lo, mid, hi = sorted((r0, r1, r2))
+    straight = (mid == lo + 1 and hi == lo + 2) or (ace_high and (lo, mid, hi) == (ACE, QUEEN, 12))
+    return False, straight
+
+
+class DogpileEngine(Engine):
+    name = "dogpile"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "num_players": Option(3, "Dogs at the table.", choices=(2, 3, 4, 5, 6)),
+        "ticks_per_second": Option(
+            2, "Ticks per second of the round timer; each dog makes one decision per tick "
+            "(2: about the time it takes to turn a card over or put one down).",
+            check=int_range(1, 20)),
+        "round_seconds": Option((30, 20, 10), "Timer of rounds 1, 2 and 3 in seconds.",
+                                check=_check_round_seconds),
+        "tick_order": Option("rotate", "Order the dogs act in within a tick: 'rotate' (a "
+                             "different dog first each tick) or 'random' (drawn per tick).",
+                             choices=("rotate", "random")),
+        "shuffler_sees_bones": Option(
+            False, "Whether the dog left of a sniffer sees the bones it shuffles back "
+            "(the text has it shuffle them face down: False).", choices=(False, True)),
+        "ace_high_straight": Option(False, "Also count Q-K-A of one suit as a straight fetch.",
+                                    choices=(False, True)),
+    }
+    TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"memory": "none", "round_seconds": (3, 2, 1)},
+        {"memory": 0.25, "tick_order": "random", "shuffler_sees_bones": True,
+         "round_seconds": (4, 3, 2)},
+        {"reward": "score", "ticks_per_second": 1, "num_players": 6, "ace_high_straight": True},
+    )
+    STATE_FIELDS = (
+        "pile", "face_up", "occupied", "empty", "paws", "held", "dog_phase", "bury_paw",
+        "phase", "round_index", "ticks_left", "tick_count", "order", "order_pos", "sniffers",
+        "bag", "active_group", "groups", "group_flag", "looted", "looted_mask", "totals",
+        "round_loot", "round_history", "bones", "aces_free", "twos_free", "boneathon_by",
+        "tracker",
+    )
+
+    # -- construction ----------------------------------------------------------------------
+    def _build(self) -> None:
+        n = self.num_players
+        cfg = self.config
+        self.round_ticks = [s * cfg["ticks_per_second"] for s in cfg["round_seconds"]]
+        self.random_order = cfg["tick_order"] == "random"
+        self.shuffler_sees = cfg["shuffler_sees_bones"]
+        self.ace_high = cfg["ace_high_straight"]
+        self.num_actions = NUM_ACTIONS
+        names = [f"dig:{s:02d}" for s in range(NUM_SLOTS)]
+        names += [f"down:{s:02d}" for s in range(NUM_SLOTS)]
+        names += [f"up:{s:02d}" for s in range(NUM_SLOTS)]
+        names += ["keep"] + [f"bury:{i}" for i in range(PAWS)] + ["wait"]
+        self.action_names = names
+
+        lay = ObsLayout()
+        self.s_pile = lay.add("pile", NUM_SLOTS * SLOT_FEATURES)
+        self.s_sniffed = lay.add("pile_sniffed", NUM_SLOTS)
+        self.s_own_paws = lay.add("own_paws", PAWS * (CARD_FEATURES + 1))
+        self.s_own_state = lay.add("own_state", 3 + PAWS)
+        self.s_held = lay.add("held", n * (CARD_FEATURES + 1))
+        self.s_opp_paws = lay.add("opponent_paws", (n - 1) * PAWS * (CARD_FEATURES + 1))
+        self.s_opp_bury = lay.add("opponent_burying", (n - 1) * PAWS)
+        self.s_looted = lay.add("looted", NUM_CARDS)
+        self.s_totals = lay.add("totals", n, high=3.0)
+        self.s_last = lay.add("last_round_loot", n, high=2.0)
+        self.s_bones = lay.add("bones", n)
+        self.s_bone = lay.add("boneathon", n * 4)
+        self.s_round = lay.add("round", NUM_ROUNDS)
+        self.s_time = lay.add("time_left", 1)
+        self.s_phase = lay.add("phase", 4)
+        self.s_order = lay.add("order_position", 1)
+        self.s_actor = lay.add("sniff_actor", n)
+        self.s_bag = lay.add("sniff_bag", SNIFF_BONES * (CARD_FEATURES + 1))
+        self.layout = lay
+
+        st = ObsLayout()
+        st.add("pile", NUM_SLOTS * SLOT_FEATURES)
+        st.add("pile_sniffed", NUM_SLOTS)
+        st.add("paws", n * PAWS * (CARD_FEATURES + 1))
+        st.add("held", n * (CARD_FEATURES + 1))
+        st.add("dog_state", n * (3 + PAWS))
+        st.add("sniff_bag", SNIFF_BONES * (CARD_FEATURES + 1))
+        st.add("looted", NUM_CARDS)
+        st.add("totals", n, high=3.0)
+        st.add("last_round_loot", n, high=2.0)
+        st.add("bones", n)
+        st.add("boneathon", n * 4)
+        st.add("round", NUM_ROUNDS)
+        st.add("time_left", 1)
+        st.add("phase", 4)
+        st.add("current_player", n)
+        self.state_layout = st
+
+        # Tracker slots: 54 pile slots, then 3 paw slots per dog, then 3 "sniffed bone" slots
+        # per (sniff round, sniffer): which bones a dog knows went back in a sniffed group.
+        self.paw_base = NUM_SLOTS
+        self.virtual_base = NUM_SLOTS + PAWS * n
+        num_virtual = (NUM_ROUNDS - 1) * n * SNIFF_BONES
+        self.tracker = KnowledgeTracker(n, self.virtual_base + num_virtual, self.memory)
+        self.seat_order = [[(s + k) % n for k in range(n)] for s in range(n)]
+        self.opp_paw_slots = [
+            np.array([self.paw_base + PAWS * o + i for o in self.seat_order[s][1:]
+                      for i in range(PAWS)], dtype=np.int64) for s in range(n)]
+        self.rotations = [[(t + k) % n for k in range(n)] for t in range(n)]
+
+        self.pile = np.full(NUM_SLOTS, -1, dtype=np.int16)
+        self.face_up = np.zeros(NUM_SLOTS, dtype=bool)
+        self.occupied = np.zeros(NUM_SLOTS, dtype=np.int8)
+        self.empty = np.ones(NUM_SLOTS, dtype=np.int8)
+        self.paws = np.full((n, PAWS), -1, dtype=np.int16)
+        self.held = np.full(n, -1, dtype=np.int16)
+        self.group_flag = np.zeros(NUM_SLOTS, dtype=np.float32)
+        self.looted_mask = np.zeros(NUM_CARDS, dtype=np.float32)
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._mask_valid = False
+        #: (tracker slot, card) the acting dog saw during the current decision.
+        self._seen_by_actor: list[tuple[int, int]] = []
+        self._build_obs_cache()
+        self._reset_fields()
+
+    def _build_obs_cache(self) -> None:
+        """Per-dog observation buffers, patched in place by the frequent moves (a dig touches
+        one slot, one paw and one dog) and rebuilt in full after rare events (round end,
+        sniffs, forgetting). ``write_observation`` then costs one copy."""
+        n = self.num_players
+        width = CARD_FEATURES + 1
+        self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
+        self._dirty = [True] * n
+        self._forgets = self.tracker.forget_p > 0.0
+        self._all_rows = np.arange(n)[:, None]
+        self._held_cols = []
+        self._paw_rows = []
+        self._paw_cols = []
+        self._bury_cols = []
+        for o in range(n):
+            self._held_cols.append(np.array(
+                [np.arange(width) + self.s_held.start + ((o - s) % n) * width for s in range(n)]))
+            others = [s for s in range(n) if s != o]
+            self._paw_rows.append(np.array(others)[:, None])
+            self._paw_cols.append([np.array(
+                [np.arange(width) + self.s_opp_paws.start + ((o - s) % n - 1) * PAWS * width
+                 + i * width for s in others]) for i in range(PAWS)])
+            self._bury_cols.append(np.array(
+                [np.arange(PAWS) + self.s_opp_bury.start + ((o - s) % n - 1) * PAWS
+                 for s in others]))
+        self._paw_vals = np.zeros((n - 1, width), dtype=np.float32)
+        self._held_starts = [[int(c[0]) for c in cols] for cols in self._held_cols]
+        self._paw_starts = [
+            [[(int(r), int(c[0])) for r, c in zip(self._paw_rows[o][:, 0], cols, strict=True)]
+             for cols in self._paw_cols[o]] for o in range(n)]
+
+    def _reset_fields(self) -> None:
+        n = self.num_players
+        self.pile.fill(-1)
+        self.face_up.fill(False)
+        self.occupied.fill(0)
+        self.empty.fill(1)
+        self.paws.fill(-1)
+        self.held.fill(-1)
+        self.group_flag.fill(0.0)
+        self.looted_mask.fill(0.0)
+        self.dog_phase = [FREE] * n
+        self.bury_paw = [-1] * n
+        self._dirty = [True] * n
+        self._was_burying = [True] * n
+        self.phase = PLAY
+        self.round_index = 0
+        self.ticks_left = self.round_ticks[0]
+        self.tick_count = 0
+        self.order = list(range(n))
+        self.order_pos = 0
+        self.sniffers: list[int] = []
+        self.bag: list[int] = []
+        self.active_group = -1
+        #: Sniffed groups: bones a shuffler put back, each {"slots", "members", "vbase"}.
+        #: ``members`` (3 entries, -1 once ruled out) always includes every card in ``slots``.
+        self.groups: list[dict[str, Any]] = []
+        self.looted: list[list[int]] = [[] for _ in range(n)]
+        self.totals = [0] * n
+        self.round_loot = [0] * n
+        self.round_history: list[list[int]] = []
+        self.bones = [0] * n
+        self.aces_free = [0] * n
+        self.twos_free = [0] * n
+        self.boneathon_by = [-1, -1]  # seat that won the Aces / Twos boneathon
+
+    def deck_cards(self) -> list[int]:
+        return list(range(NUM_CARDS))
+
+    def all_cards(self) -> list[int]:
+        cards = [int(c) for c in self.pile if c >= 0]
+        cards += [int(c) for c in self.paws.ravel() if c >= 0]
+        cards += [int(c) for c in self.held if c >= 0]
+        cards += list(self.bag)
+        for loot in self.looted:
+            cards += loot
+        return cards
+
+    # -- dealing -------------------------------------------------------------------------------
+    def _deal(self, deck: list[int] | None) -> None:
+        """Slot i of the dogpile gets the i-th card of the deck (top card first)."""
+        self._reset_fields()
+        order = self.rng.permutation(NUM_CARDS).tolist() if deck is None else list(deck)
+        self.pile[:] = order
+        self.occupied.fill(1)
+        self.empty.fill(0)
+        self._start_tick()
+
+    # -- ticks and rounds ----------------------------------------------------------------------
+    def _start_tick(self) -> None:
+        if self.random_order:
+            self.order = self.rng.permutation(self.num_players).tolist()
+        else:
+            self.order = list(self.rotations[self.tick_count % self.num_players])
+        self.order_pos = 0
+        self.current_player = self.order[0]
+        self._mask_valid = False
+        obs = self._obs
+        obs[:, self.s_time.start] = self.ticks_left / self.round_ticks[self.round_index]
+        scale = 1.0 / max(1, self.num_players - 1)
+        col = self.s_order.start
+        for k, s in enumerate(self.order):
+            obs[s, col] = k * scale
+
+    def _next_decision(self) -> None:
+        self.order_pos += 1
+        if self.order_pos < self.num_players:
+            self.current_player = self.order[self.order_pos]
+            self._mask_valid = False
+            return
+        self.tick_count += 1
+        self.ticks_left -= 1
+        if self.ticks_left > 0:
+            self._start_tick()
+        else:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        """Timer at 0: bones in motion stay in the paw, paws are shown and looted."""
+        n = self.num_players
+        self._dirty = [True] * n
+        tracker = self.tracker
+        for seat in range(n):
+            card = int(self.held[seat])
+            if card >= 0:  # a dug bone still in the paw at the buzzer is a pawed bone
+                self._to_paw(seat, card)
+                self.held[seat] = -1
+            self.dog_phase[seat] = FREE
+            self.bury_paw[seat] = -1
+        loot = [0] * n
+        for seat in range(n):
+            cards = [int(c) for c in self.paws[seat] if c >= 0]
+            loot[seat] = self._score_round(seat, cards)
+            self.looted[seat] += cards
+            for c in cards:
+                self.looted_mask[c] = 1.0
+            self.bones[seat] += len(cards)
+            self.paws[seat] = -1
+            for i in range(PAWS):
+                tracker.conceal(self.paw_base + PAWS * seat + i)
+        self.round_loot = loot
+        self.round_history.append(list(loot))
+        for seat in range(n):
+            self.totals[seat] += loot[seat]
+        if self.reward_mode == "score":
+            self.rewards += np.asarray(loot, dtype=np.float64)
+        if self.round_index == NUM_ROUNDS - 1:
+            self.phase = OVER
+            self.finish(self._winners())
+            return
+        low = min(loot)
+        self.sniffers = [s for s in range(n) if loot[s] == low]
+        self._start_sniff()
+
+    def _score_round(self, seat: int, cards: list[int]) -> int:
+        collar, straight = round_feats(cards, self.ace_high)
+        points = sum(FACE_VALUE_OF[c] for c in cards)
+        points += COLLAR_BONUS * collar + STRAIGHT_BONUS * straight
+        if not collar:  # bones of a 3-of-a-collar never count towards a boneathon
+            self.aces_free[seat] += sum(1 for c in cards if RANK_OF[c] == ACE)
+            self.twos_free[seat] += sum(1 for c in cards if RANK_OF[c] == TWO)
+        for kind, count in ((0, self.aces_free[seat]), (1, self.twos_free[seat])):
+            if count >= 3 and self.boneathon_by[kind] < 0:
+                self.boneathon_by[kind] = seat
+                points += BONEATHON_BONUS
+        return points
+
+    def _winners(self) -> list[int]:
+        n = self.num_players
+        blackjaw = [s for s in range(n)
+                    if self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT]
+        if blackjaw:
+            best = min(self.totals[s] for s in blackjaw)
+            return [s for s in blackjaw if self.totals[s] == best]
+        best = max(self.totals)
+        return [s for s in range(n) if self.totals[s] == best]
+
+    def _next_round(self) -> None:
+        self._dirty = [True] * self.num_players
+        self.phase = PLAY
+        self.round_index += 1
+        self.ticks_left = self.round_ticks[self.round_index]
+        self._start_tick()
+
+    # -- sniff -----------------------------------------------------------------------------
+    def _start_sniff(self) -> None:
+        if not self.sniffers:
+            self._next_round()
+            return
+        sniffer = self.sniffers[0]
+        self.phase = SNIFF
+        self.current_player = sniffer
+        vbase = self.virtual_base + (self.round_index * self.num_players + sniffer) * SNIFF_BONES
+        self.groups.append({"slots": [], "members": [], "vbase": vbase})
+        self.active_group = len(self.groups) - 1
+        self.bag = []
+        self._mask_valid = False
+        self._dirty = [True] * self.num_players
+
+    def _sniff_pick(self, slot: int) -> None:
+        sniffer = self.current_player
+        card = int(self.pile[slot])
+        known = self.tracker.known
+        knew = known[:, slot] == card
+        if self.face_up[slot]:
+            knew[:] = True
+        self._lift(slot)
+        self.tracker.conceal(slot)
+        self._slot_left_groups(slot)
+        group = self.groups[self.active_group]
+        v = group["vbase"] + len(group["members"])
+        group["members"].append(card)
+        known[knew, v] = card
+        known[sniffer, v] = card
+        # The sniffer keeps all it has sniffed so far until its next decision after the sniff.
+        self._seen_by_actor.extend(
+            (group["vbase"] + j, c) for j, c in enumerate(group["members"]))
+        self.bag.append(card)
+        if len(self.bag) == SNIFF_BONES:
+            # Handed to the dog on the left, who shuffles them unseen.
+            self.bag = [self.bag[i] for i in self.rng.permutation(SNIFF_BONES)]
+            self.phase = SHUFFLE
+            self.current_player = (sniffer + 1) % self.num_players
+        self._mask_valid = False
+        self._dirty = [True] * self.num_players
+
+    def _shuffle_place(self, slot: int) -> None:
+        card = self.bag.pop(0)
+        self._put(slot, card, False)
+        self.tracker.conceal(slot)
+        if self.shuffler_sees:
+            self.tracker.known[self.current_player, slot] = card
+            self._seen_by_actor.append((slot, card))
+        group = self.groups[self.active_group]
+        group["slots"].append(slot)
+        self.group_flag[slot] = 1.0
+        self._mask_valid = False
+        self._dirty = [True] * self.num_players
+        if self.bag:
+            return
+        self.active_group = -1
+        self._tidy_groups()
+        self.sniffers.pop(0)
+        self._start_sniff()
+
+    # -- pile and paw moves --------------------------------------------------------------------
+    def _lift(self, slot: int) -> None:
+        self.pile[slot] = -1
+        self.face_up[slot] = False
+        self.occupied[slot] = 0
+        self.empty[slot] = 1
+
+    def _put(self, slot: int, card: int, up: bool) -> None:
+        self.pile[slot] = card
+        self.face_up[slot] = up
+        self.occupied[slot] = 1
+        self.empty[slot] = 0
+
+    def _to_paw(self, seat: int, card: int) -> int:
+        paw = self.paws[seat]
+        for i in range(PAWS):
+            if paw[i] < 0:
+                paw[i] = card
+                self.tracker.show_all(self.paw_base + PAWS * seat + i, card)
+                return i
+        raise AssertionError("no free paw")  # digging needs a free paw, so never reached
+
+    def _slot_left_groups(self, slot: int) -> None:
+        if self.group_flag[slot]:
+            self._dirty = [True] * self.num_players
+            self.group_flag[slot] = 0.0
+            for g in self.groups:
+                if slot in g["slots"]:
+                    g["slots"].remove(slot)
+            self._tidy_groups()
+
+    def _revealed(self, card: int) -> None:
+        """Everyone saw ``card``: it is no longer a candidate of any sniffed group."""
+        changed = False
+        for g in self.groups:
+            members = g["members"]
+            if card in members:
+                j = members.index(card)
+                members[j] = -1
+                self.tracker.conceal(g["vbase"] + j)
+                changed = True
+        if changed:
+            self._dirty = [True] * self.num_players
+            self._tidy_groups()
+
+    def _tidy_groups(self) -> None:
+        """Drop finished groups; a group down to one slot and one candidate is known exactly."""
+        keep = []
+        known = self.tracker.known
+        for idx, g in enumerate(self.groups):
+            if idx == self.active_group:
+                keep.append(g)
+                continue
+            slots, members, vbase = g["slots"], g["members"], g["vbase"]
+            live = [j for j in range(len(members)) if members[j] >= 0]
+            if len(slots) == 1 and len(live) == 1:
+                j = live[0]
+                knowers = known[:, vbase + j] >= 0
+                known[knowers, slots[0]] = members[j]
+                self.group_flag[slots[0]] = 0.0
+                slots.clear()
+            if not slots:
+                known[:, vbase:vbase + SNIFF_BONES] = -1
+                continue
+            keep.append(g)
+        if len(keep) != len(self.groups):
+            active = self.groups[self.active_group] if self.active_group >= 0 else None
+            self.groups = keep
+            self.active_group = keep.index(active) if active is not None else -1
+
+    # -- actions -----------------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        phase = self.phase
+        if phase == PLAY:
+            if action < DOWN:
+                self._dig(seat, action)
+            elif action < KEEP:
+                up = action >= UP
+                self._place(seat, action - (UP if up else DOWN), up)
+            elif action == KEEP:
+                card = int(self.held[seat])
+                self.held[seat] = -1
+                self.dog_phase[seat] = FREE
+                self._patch_held(seat)
+                self._patch_paw(seat, self._to_paw(seat, card))
+                self._patch_dog(seat)
+            elif action < WAIT:
+                self.dog_phase[seat] = BURYING
+                self.bury_paw[seat] = action - BURY
+                self._patch_dog(seat)
+            self._next_decision()
+        elif phase == SNIFF:
+            self._sniff_pick(action)
+        else:
+            self._shuffle_place(action - DOWN)
+
+    def _dig(self, seat: int, slot: int) -> None:
+        card = int(self.pile[slot])
+        self._lift(slot)
+        self.tracker.conceal(slot)
+        self.held[seat] = card
+        self.dog_phase[seat] = HOLDING
+        self._patch_slot(slot)
+        self._patch_held(seat)
+        self._patch_dog(seat)
+        if self.groups:
+            self._slot_left_groups(slot)
+            self._revealed(card)
+
+    def _place(self, seat: int, slot: int, up: bool) -> None:
+        tracker = self.tracker
+        if self.dog_phase[seat] == HOLDING:
+            card = int(self.held[seat])
+            self.held[seat] = -1
+            self._put(slot, card, up)
+            tracker.show_all(slot, card)  # it was face up in the paw for all to see
+            self._seen_by_actor.append((slot, card))
+            self._patch_held(seat)
+        else:
+            i = self.bury_paw[seat]
+            card = int(self.paws[seat, i])
+            self.paws[seat, i] = -1
+            self._put(slot, card, up)
+            paw_slot = self.paw_base + PAWS * seat + i
+            if up:
+                tracker.show_all(slot, card)
+                tracker.conceal(paw_slot)
+            else:  # whoever remembered that paw bone now remembers where it went
+                tracker.move(paw_slot, slot)
+                tracker.known[seat, slot] = card
+                self._seen_by_actor.append((slot, card))
+            self.bury_paw[seat] = -1
+            self._patch_paw(seat, i)
+        self.dog_phase[seat] = FREE
+        self._patch_slot(slot)
+        self._patch_dog(seat)
+
+    # -- observation patches (see _build_obs_cache) --------------------------------------------
+    def _patch_slot(self, slot: int) -> None:
+        cols = self._obs[:, self.s_pile.start + slot * SLOT_FEATURES:
+                         self.s_pile.start + (slot + 1) * SLOT_FEATURES]
+        card = int(self.pile[slot])
+        if card < 0:
+            cols.fill(0.0)  # an empty slot: nobody remembers anything there
+            return
+        if self.face_up[slot]:
+            cols[:] = ENC_UP[card]
+        else:
+            cols[:, 0] = 1.0
+            cols[:, 1] = 0.0
+            cols[:, 2:] = ENC[self.tracker.known[:, slot]]
+
+    def _patch_held(self, seat: int) -> None:
+        # A few slice writes beat one fancy-indexed write at these sizes.
+        enc = ENC_OCC[self.held[seat]]
+        obs = self._obs
+        width = CARD_FEATURES + 1
+        for s, start in enumerate(self._held_starts[seat]):
+            obs[s, start:start + width] = enc
+
+    def _patch_paw(self, seat: int, i: int) -> None:
+        card = self.paws[seat, i]
+        start = self.s_own_paws.start + i * (CARD_FEATURES + 1)
+        self._obs[seat, start:start + CARD_FEATURES + 1] = ENC_OCC[card]
+        if self.num_players > 1:
+            rows = self._paw_rows[seat]
+            vals = self._paw_vals
+            vals[:, 0] = card >= 0
+            vals[:, 1:] = ENC[self.tracker.known[rows[:, 0], self.paw_base + PAWS * seat + i]]
+            obs = self._obs
+            width = CARD_FEATURES + 1
+            for k, (s, start) in enumerate(self._paw_starts[seat][i]):
+                obs[s, start:start + width] = vals[k]
+
+    def _patch_dog(self, seat: int) -> None:
+        dog = self.dog_phase[seat]
+        start = self.s_own_state.start
+        row = OWN_STATE[3 + self.bury_paw[seat]] if dog == BURYING else OWN_STATE[dog]
+        self._obs[seat, start:start + 3 + PAWS] = row
+        # Opponents see which paw bone a dog is burying: update only when that changes.
+        if dog == BURYING or self._was_burying[seat]:
+            self._was_burying[seat] = dog == BURYING
+            flags = BURY_FLAGS[self.bury_paw[seat] if dog == BURYING else PAWS]
+            self._obs[self._paw_rows[seat], self._bury_cols[seat]] = flags
+
+    # -- legality ------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        if not self._mask_valid:
+            self.mask_for(self.current_player, self._mask)
+            self._mask_valid = True
+        return self._mask
+
+    def mask_for(self, seat: int, out: np.ndarray) -> np.ndarray:
+        """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog)."""
+        out.fill(0)
+        phase = self.phase
+        if phase == PLAY:
+            dog = self.dog_phase[seat]
+            if dog == FREE:
+                paw = self.paws[seat].tolist()
+                if -1 in paw:
+                    out[DIG:DOWN] = self.occupied
+                for i in range(PAWS):
+                    if paw[i] >= 0:
+                        out[BURY + i] = 1
+            else:
+                out[DOWN:UP] = self.empty
+                out[UP:KEEP] = self.empty
+                if dog == HOLDING:
+                    out[KEEP] = 1
+            out[WAIT] = 1
+        elif seat == self.current_player:
+            if phase == SNIFF:
+                out[DIG:DOWN] = self.occupied
+            elif phase == SHUFFLE:
+                out[DOWN:UP] = self.empty
+        return out
+
+    # -- observations --------------------------------------------------------------------------
+    def _pile_view(self, seat: int) -> np.ndarray:
+        """Per slot, the card ``seat`` sees (face up) or remembers there, else -1."""
+        return np.where(self.face_up, self.pile, self.tracker.known[seat, :NUM_SLOTS])
+
+    def step(self, action: int) -> None:
+        seat = self.current_player
+        self._seen_by_actor.clear()
+        super().step(action)
+        if self._forgets:  # the tracker may have dropped some of this dog's memories
+            # ... but what the dog saw in this very decision lasts until its next one.
+            known = self.tracker.known[seat]
+            for idx, card in self._seen_by_actor:
+                if self._still_true(idx, card):
+                    known[idx] = card
+            self._dirty[seat] = True
+
+    def _still_true(self, idx: int, card: int) -> bool:
+        if idx < NUM_SLOTS:
+            return int(self.pile[idx]) == card
+        if idx < self.virtual_base:
+            k = idx - self.paw_base
+            return int(self.paws[k // PAWS, k % PAWS]) == card
+        return any(g["vbase"] <= idx < g["vbase"] + SNIFF_BONES
+                   and idx - g["vbase"] < len(g["members"])
+                   and g["members"][idx - g["vbase"]] == card for g in self.groups)
+
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        if self._dirty[seat]:
+            self._write_full(seat, self._obs[seat])
+            self._dirty[seat] = False
+        out[:] = self._obs[seat]
+
+    def _write_full(self, seat: int, out: np.ndarray) -> None:
+        """The observation of ``seat`` computed from scratch (the reference for the cache)."""
+        n = self.num_players
+        out.fill(0.0)
+        known = self.tracker.known
+        pile = out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES)
+        pile[:, 0] = self.occupied
+        pile[:, 1] = self.face_up
+        vis = self._pile_view(seat)
+        pile[:, 2:] = ENC[vis]
+        if self.groups:
+            self._write_beliefs(seat, vis, pile)
+        out[self.s_sniffed] = self.group_flag
+        out[self.s_own_paws] = ENC_OCC[self.paws[seat]].ravel()
+        base = self.s_own_state.start
+        dog = self.dog_phase[seat]
+        out[base + dog] = 1.0
+        if dog == BURYING:
+            out[base + 3 + self.bury_paw[seat]] = 1.0
+        ordered = self.seat_order[seat]
+        out[self.s_held] = ENC_OCC[self.held[ordered]].ravel()
+        opp = out[self.s_opp_paws].reshape(-1, CARD_FEATURES + 1)
+        opp[:, 0] = (self.paws[ordered[1:]] >= 0).ravel()
+        opp[:, 1:] = ENC[known[seat, self.opp_paw_slots[seat]]]
+        base = self.s_opp_bury.start
+        for k in range(1, n):
+            o = ordered[k]
+            if self.dog_phase[o] == BURYING:
+                out[base + (k - 1) * PAWS + self.bury_paw[o]] = 1.0
+        out[self.s_looted] = self.looted_mask
+        self._write_public(out, ordered, self.s_totals.start, self.s_last.start,
+                           self.s_bones.start, self.s_bone.start)
+        out[self.s_round.start + self.round_index] = 1.0
+        out[self.s_time.start] = self.ticks_left / self.round_ticks[self.round_index]
+        out[self.s_phase.start + self.phase] = 1.0
+        if self.phase == PLAY:
+            out[self.s_order.start] = self.order.index(seat) / max(1, n - 1)
+        elif self.phase != OVER:
+            out[self.s_actor.start + (self.current_player - seat) % n] = 1.0
+        if self.bag:
+            see = self.phase == SNIFF and seat == self.current_player
+            base = self.s_bag.start
+            for card in self.bag:
+                if see:
+                    out[base:base + CARD_FEATURES + 1] = ENC_OCC[card]
+                else:
+                    out[base] = 1.0
+                base += CARD_FEATURES + 1
+
+    def _write_beliefs(self, seat: int, vis: np.ndarray, pile: np.ndarray) -> None:
+        """Sniffed groups: each remembered candidate is in a given slot with chance 1/m."""
+        known = self.tracker.known[seat]
+        for g in self.groups:
+            members = g["members"]
+            live = sum(1 for c in members if c >= 0)
+            if not live or not g["slots"]:
+                continue
+            vbase = g["vbase"]
+            belief = None
+            for j, c in enumerate(members):
+                if c >= 0 and known[vbase + j] >= 0:
+                    belief = ENC[c] if belief is None else belief + ENC[c]
+            if belief is None:
+                continue
+            belief = belief / live
+            for t in g["slots"]:
+                if vis[t] < 0:
+                    pile[t, 2:] = belief
+
+    def _write_public(self, out: np.ndarray, ordered: Sequence[int], totals: int, last: int,
+                      bones: int, bone: int) -> None:
+        for k, s in enumerate(ordered):
+            out[totals + k] = self.totals[s] / 100.0
+            out[last + k] = self.round_loot[s] / 100.0
+            out[bones + k] = self.bones[s] / FULL_LOOT
+            b = bone + 4 * k
+            out[b] = min(self.aces_free[s], 4) / 4.0
+            out[b + 1] = min(self.twos_free[s], 4) / 4.0
+            out[b + 2] = float(self.boneathon_by[0] == s)
+            out[b + 3] = float(self.boneathon_by[1] == s)
+
+    def write_state(self, out: np.ndarray) -> None:
+        n = self.num_players
+        out.fill(0.0)
+        sl = self.state_layout.slices
+        pile = out[sl["pile"]].reshape(NUM_SLOTS, SLOT_FEATURES)
+        pile[:, 0] = self.occupied
+        pile[:, 1] = self.face_up
+        pile[:, 2:] = ENC[self.pile]
+        out[sl["pile_sniffed"]] = self.group_flag
+        out[sl["paws"]] = ENC_OCC[self.paws].ravel()
+        out[sl["held"]] = ENC_OCC[self.held].ravel()
+        base = sl["dog_state"].start
+        for s in range(n):
+            out[base + self.dog_phase[s]] = 1.0
+            if self.dog_phase[s] == BURYING:
+                out[base + 3 + self.bury_paw[s]] = 1.0
+            base += 3 + PAWS
+        base = sl["sniff_bag"].start
+        for card in self.bag:
+            out[base:base + CARD_FEATURES + 1] = ENC_OCC[card]
+            base += CARD_FEATURES + 1
+        out[sl["looted"]] = self.looted_mask
+        self._write_public(out, range(n), sl["totals"].start, sl["last_round_loot"].start,
+                           sl["bones"].start, sl["boneathon"].start)
+        out[sl["round"].start + self.round_index] = 1.0
+        out[sl["time_left"].start] = self.ticks_left / self.round_ticks[self.round_index]
+        out[sl["phase"].start + self.phase] = 1.0
+        if not self.done:
+            out[sl["current_player"].start + self.current_player] = 1.0
+
+    # -- determinization -----------------------------------------------------------------------
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Redraw every bone ``seat`` cannot place: face-down bones it does not remember,
+        opponents' paw bones it does not remember, sniffed bones in flight. Bones it knows
+        to be in a sniffed group are only permuted within that group's spots; bones that left
+        their group unseen stay put. Other dogs' memories follow the spots they remember."""
+        known = self.tracker.known
+        sees_bag = self.phase == SNIFF and seat == self.current_player
+        # A position is ("s", slot) on the pile, ("p", o, i) in a paw, or ("b", k) in the bag.
+        group_of: dict[tuple, int] = {}
+        pinned: set[int] = set()
+        for gi, g in enumerate(self.groups):
+            positions = [("s", t) for t in g["slots"]]
+            if gi == self.active_group and not sees_bag:
+                positions += [("b", k) for k in range(len(self.bag))]
+            for p in positions:
+                group_of[p] = gi
+            here = {self._card_at(p) for p in positions}
+            for c in g["members"]:
+                if c >= 0 and c not in here:
+                    pinned.add(c)  # left the group unseen: where it is stays as it is
+        pool: list[tuple] = []
+        k_positions: dict[int, list[tuple]] = {}
+        for t in range(NUM_SLOTS):
+            if self.pile[t] < 0 or self.face_up[t] or known[seat, t] >= 0:
+                continue
+            self._classify(("s", t), seat, group_of, pinned, pool, k_positions)
+        for o in range(self.num_players):
+            if o == seat:
+                continue
+            for i in range(PAWS):
+                if self.paws[o, i] >= 0 and known[seat, self.paw_base + PAWS * o + i] < 0:
+                    pool.append(("p", o, i))
+        if not sees_bag:
+            for k in range(len(self.bag)):
+                self._classify(("b", k), seat, group_of, pinned, pool, k_positions)
+        # Which sniffed-group candidate each moving position holds, before the redraw.
+        member_at = {}
+        for p in pool:
+            gi = group_of.get(p)
+            if gi is not None:
+                member_at[p] = (gi, self.groups[gi]["members"].index(self._card_at(p)))
+        cards = [self._card_at(p) for p in pool]
+        perm = rng.permutation(len(pool))
+        for p, i in zip(pool, perm, strict=True):
+            self._set_card_at(p, cards[int(i)])
+        for positions in k_positions.values():
+            ks = [self._card_at(p) for p in positions]
+            for p, i in zip(positions, rng.permutation(len(ks)), strict=True):
+                self._set_card_at(p, ks[int(i)])
+        # Others' memories follow the spots; sniffed-group candidates follow their spots.
+        others = [o for o in range(self.num_players) if o != seat]
+        for p in pool + [q for ps in k_positions.values() for q in ps]:
+            idx = self._tracker_index(p)
+            new = self._card_at(p)
+            if idx is not None:
+                for o in others:
+                    if known[o, idx] >= 0:
+                        known[o, idx] = new
+            if p in member_at:
+                gi, j = member_at[p]
+                g = self.groups[gi]
+                g["members"][j] = new
+                v = g["vbase"] + j
+                for o in others:
+                    if known[o, v] >= 0:
+                        known[o, v] = new
+        self._mask_valid = False
+        self._dirty = [True] * self.num_players
+
+    def _classify(self, p: tuple, seat: int, group_of: dict, pinned: set, pool: list,
+                  k_positions: dict) -> None:
+        card = self._card_at(p)
+        gi = group_of.get(p)
+        if gi is not None:
+            g = self.groups[gi]
+            j = g["members"].index(card)
+            if self.tracker.known[seat, g["vbase"] + j] >= 0:
+                k_positions.setdefault(gi, []).append(p)
+                return
+        if card in pinned:
+            return
+        pool.append(p)
+
+    def _card_at(self, p: tuple) -> int:
+        if p[0] == "s":
+            return int(self.pile[p[1]])
+        if p[0] == "p":
+            return int(self.paws[p[1], p[2]])
+        return self.bag[p[1]]
+
+    def _set_card_at(self, p: tuple, card: int) -> None:
+        if p[0] == "s":
+            self.pile[p[1]] = card
+        elif p[0] == "p":
+            self.paws[p[1], p[2]] = card
+        else:
+            self.bag[p[1]] = card
+
+    def _tracker_index(self, p: tuple) -> int | None:
+        if p[0] == "s":
+            return p[1]
+        if p[0] == "p":
+            return self.paw_base + PAWS * p[1] + p[2]
+        return None
+
+    def clone(self) -> DogpileEngine:
+        """An independent copy; the read-only tables built once per config are shared."""
+        memo = {id(getattr(self, k)): getattr(self, k) for k in _SHARED_ON_CLONE}
+        return copy.deepcopy(self, memo)
+
+    def _after_load(self) -> None:
+        self._mask_valid = False
+        self._dirty = [True] * self.num_players
+        self._was_burying = [True] * self.num_players
+
+    # -- checks --------------------------------------------------------------------------------
+    def check_invariants(self) -> None:
+        super().check_invariants()
+        known = self.tracker.known
+        assert np.array_equal(self.occupied, (self.pile >= 0).astype(np.int8))
+        assert np.array_equal(self.empty, 1 - self.occupied)
+        assert not (self.face_up & (self.pile < 0)).any()
+        # Memory is never wrong, only missing.
+        pile_known = known[:, :NUM_SLOTS]
+        assert ((pile_known == -1) | (pile_known == self.pile[None, :])).all(), "stale memory"
+        paw_known = known[:, self.paw_base:self.virtual_base]
+        assert ((paw_known == -1) | (paw_known == self.paws.reshape(1, -1))).all(), "stale paw"
+        for s in range(self.num_players):
+            assert (self.dog_phase[s] == HOLDING) == (self.held[s] >= 0)
+            if self.dog_phase[s] == BURYING:
+                assert self.paws[s, self.bury_paw[s]] >= 0
+            if self.dog_phase[s] == HOLDING:
+                assert (self.paws[s] < 0).any()
+        flags = np.zeros(NUM_SLOTS, dtype=np.float32)
+        used = set()
+        for gi, g in enumerate(self.groups):
+            members = g["members"]
+            live = [c for c in members if c >= 0]
+            assert len(live) == len(set(live))
+            here = [int(self.pile[t]) for t in g["slots"]]
+            if gi == self.active_group:
+                here += self.bag
+            assert set(here) <= set(live), "a sniffed group holds a bone that is not a candidate"
+            for t in g["slots"]:
+                assert self.pile[t] >= 0 and not self.face_up[t]
+                flags[t] = 1.0
+            for j in range(SNIFF_BONES):
+                col = known[:, g["vbase"] + j]
+                c = members[j] if j < len(members) else -1
+                assert ((col == -1) | (col == c)).all(), "stale sniff memory"
+            used.add(g["vbase"])
+        assert np.array_equal(flags, self.group_flag)
+        for v in range(self.virtual_base, self.tracker.num_slots, SNIFF_BONES):
+            if v not in used:
+                assert (known[:, v:v + SNIFF_BONES] == -1).all()
+
+    def result(self) -> dict[str, Any]:
+        out = super().result()
+        out.update(
+            totals=list(self.totals), bones=list(self.bones),
+            round_loot=[list(r) for r in self.round_history],
+            blackjaw=[s for s in range(self.num_players)
+                      if self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT],
+            boneathon_by=list(self.boneathon_by),
+        )
+        return out
+
+    # -- rendering -----------------------------------------------------------------------------
+    def render_text(self) -> str:
+        phase = ("play", "sniff", "shuffle", "over")[self.phase]
+        lines = [f"Dogpile round {self.round_index + 1}/{NUM_ROUNDS}, {phase}, "
+                 f"{self.ticks_left} ticks left; totals {self.totals}"]
+        for row in range(6):
+            cells = []
+            for t in range(row * 9, row * 9 + 9):
+                c = int(self.pile[t])
+                if c < 0:
+                    cell = ".."
+                elif self.face_up[t]:
+                    cell = card_code(c)
+                else:
+                    cell = card_code(c).lower()
+                mark = "*" if self.group_flag[t] else " "
+                cells.append(f"{t:02d}:{cell}{mark}")
+            lines.append(" ".join(cells))
+        lines.append("(UPPER face up, lower face down, * put back by a sniff)")
+        for s in range(self.num_players):
+            marker = ">" if s == self.current_player and not self.done else " "
+            paws = " ".join(card_code(int(c)) if c >= 0 else "--" for c in self.paws[s])
+            extra = ""
+            if self.held[s] >= 0:
+                extra = f" digging {card_code(int(self.held[s]))}"
+            elif self.dog_phase[s] == BURYING:
+                extra = f" burying paw {self.bury_paw[s]}"
+            loot = " ".join(card_code(c) for c in self.looted[s])
+            lines.append(f"{marker} player_{s}: paws [{paws}]{extra}; loot {loot or '-'}; "
+                         f"total {self.totals[s]}")
+        if self.bag:
+            lines.append("sniff bag: " + " ".join(card_code(c) for c in self.bag))
+        if self.done:
+            lines.append(f"episode over: winners {self.winners}")
+        return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""Dogpile's PettingZoo Parallel view: every dog acts at once in each tick.
+
+It drives the same :class:`DogpileEngine` as the AEC env, so both follow one rulebook. A
+parallel step during play is one tick: the dogs choose from the position at the start of the
+tick, and the engine then applies their actions in that tick's order (the order the AEC env
+would ask them in: rotating, or drawn per tick). Conflict resolution:
+
+* The dog earlier in the tick's order wins. An action that was legal at the start of the tick
+  but is no longer legal when its turn comes (the bone was dug, or the spot filled, by a dog
+  earlier in the order) becomes ``wait``: the dog fumbles and loses the tick.
+* An action that was not legal at the start of the tick (masked out, or out of range; PettingZoo's
+  ``parallel_seed_test`` samples actions without masks) also becomes ``wait``.
+* Such a dog's ``infos[agent]["voided"]`` is True for that step.
+
+When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
+after the same actions in the tick's order. Between rounds (the untimed SNIFF and shuffle) one
+dog decides per parallel step; every other dog's mask allows only ``wait`` and its action is
+ignored, and a masked-out action of the deciding dog is ignored too (nothing happens; such
+idle steps count towards the ``max_steps`` truncation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from card_envs.core.aec_env import RENDER_MODES, warn_unknown_options
+from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
+
+
+class DogpileParallelEnv(ParallelEnv):
+    """All dogs act simultaneously each tick; see the module docstring for conflicts."""
+
+    metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
+                "is_parallelizable": True}
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"invalid value {render_mode!r} for 'render_mode': allowed values "
+                             f"are None, {', '.join(map(repr, RENDER_MODES))}")
+        self.engine = DogpileEngine(**config)
+        self.render_mode = render_mode
+        n = self.engine.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.agents: list[str] = []
+        low, high = self.engine.layout.bounds()
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.engine.num_actions,), dtype=np.int8),
+        })
+        self._act_space = spaces.Discrete(self.engine.num_actions)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        slow, shigh = self.engine.state_layout.bounds()
+        self.state_space = spaces.Box(slow, shigh, dtype=np.float32)
+        self._masks = np.zeros((n, self.engine.num_actions), dtype=np.int8)
+        self._wait_only = np.zeros(self.engine.num_actions, dtype=np.int8)
+        self._wait_only[WAIT] = 1
+        self._idle_steps = 0
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- episode -----------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        deck = None
+        if options:
+            warn_unknown_options(options)
+            deck = options.get("deck")
+        self.engine.reset(seed=seed, deck=deck)
+        self.agents = self.possible_agents[:]
+        self._idle_steps = 0
+        infos = {a: {} for a in self.agents}
+        return self._observe(), infos
+
+    def step(self, actions: dict[str, Any]):
+        engine = self.engine
+        if not self.agents:
+            raise RuntimeError("step() called with no live agents; call reset()")
+        n = engine.num_players
+        rewards = np.zeros(n, dtype=np.float64)
+        voided = [False] * n
+        if engine.phase == PLAY:
+            tick = engine.tick_count
+            start_masks = self._masks  # what each dog saw: the masks of the last observation
+            while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
+                seat = engine.current_player
+                action = self._as_action(actions.get(self.possible_agents[seat]))
+                if action < 0 or not start_masks[seat, action] or not engine.legal_mask()[action]:
+                    voided[seat] = True
+                    action = WAIT
+                engine.step(action)
+                rewards += engine.rewards
+        else:
+            seat = engine.current_player
+            action = self._as_action(actions.get(self.possible_agents[seat]))
+            if action >= 0 and engine.legal_mask()[action]:
+                engine.step(action)
+                rewards += engine.rewards
+            else:
+                voided[seat] = True
+                self._idle_steps += 1
+                if engine.num_steps + self._idle_steps >= engine.step_cap:
+                    engine.truncated = True
+        agents = self.agents
+        obs = self._observe()
+        rew = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents) if a in agents}
+        term = {a: engine.terminated for a in agents}
+        trunc = {a: engine.truncated and not engine.terminated for a in agents}
+        infos: dict[str, dict[str, Any]] = {
+            a: {"voided": voided[self.agent_name_mapping[a]]} for a in agents}
+        if engine.done:
+            result = engine.result()
+            for a in agents:
+                infos[a]["result"] = result
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, term, trunc, infos
+
+    @staticmethod
+    def _as_action(action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return -1
+        a = int(action)
+        return a if 0 <= a < NUM_ACTIONS else -1
+
+    def _observe(self) -> dict[str, dict[str, np.ndarray]]:
+        engine = self.engine
+        size = engine.layout.size
+        out = {}
+        for i, agent in enumerate(self.possible_agents):
+            if agent not in self.agents:
+                continue
+            obs = np.empty(size, dtype=np.float32)
+            engine.write_observation(i, obs)
+            mask = self._masks[i]
+            if engine.done:
+                mask.fill(0)
+            elif engine.phase == PLAY or i == engine.current_player:
+                engine.mask_for(i, mask)
+            else:
+                mask[:] = self._wait_only
+            out[agent] = {"observation": obs, "action_mask": mask.copy()}
+        return out
+
+    # -- utilities ---------------------------------------------------------------------------
+    def state(self) -> np.ndarray:
+        out = np.empty(self.engine.state_layout.size, dtype=np.float32)
+        self.engine.write_state(out)
+        return out
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.engine.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

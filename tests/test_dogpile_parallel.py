@@ -1,0 +1,145 @@
+"""Dogpile's Parallel env: PettingZoo's tests, agreement with the AEC env, conflicts."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+from card_envs import dogpile_v0
+from card_envs.core.cards import card_id
+from card_envs.games.dogpile.engine import DIG, DOWN, KEEP, PLAY, UP, WAIT
+from tests.test_dogpile_rules import stacked
+
+SHORT = {"ticks_per_second": 1, "round_seconds": (4, 3, 2)}
+
+
+@pytest.mark.parametrize("config", [{}, {"num_players": 2, **SHORT},
+                                    {"num_players": 6, "memory": "none", **SHORT},
+                                    {"tick_order": "random", "shuffler_sees_bones": True,
+                                     **SHORT}])
+def test_pettingzoo_parallel_api_and_seed(config: dict) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"reset option\(s\)")
+        parallel_api_test(dogpile_v0.parallel_env(**config), num_cycles=400)
+        parallel_seed_test(lambda: dogpile_v0.parallel_env(**config), num_cycles=200)
+
+
+def _target(action: int) -> int:
+    """The pile slot an action touches, or -1."""
+    if action < DOWN:
+        return action - DIG
+    if action < UP:
+        return action - DOWN
+    if action < KEEP:
+        return action - UP
+    return -1
+
+
+def _joint_actions(obs: dict, rng: np.random.Generator) -> dict[str, int]:
+    """Legal actions for every dog that never go for the same slot."""
+    taken: set[int] = set()
+    actions = {}
+    for agent, o in obs.items():
+        legal = [int(a) for a in np.flatnonzero(o["action_mask"])
+                 if _target(int(a)) < 0 or _target(int(a)) not in taken]
+        a = int(rng.choice(legal))
+        taken.add(_target(a))
+        actions[agent] = a
+    return actions
+
+
+@pytest.mark.parametrize("config", [{"num_players": 3}, {"num_players": 4, **SHORT},
+                                    {"tick_order": "random", "memory": 0.3, **SHORT}])
+def test_parallel_agrees_with_aec_without_conflicts(config: dict) -> None:
+    """Same actions, applied by the AEC env in the tick's order: the same game, step by step."""
+    rng = np.random.default_rng(0)
+    for seed in range(2):
+        par = dogpile_v0.parallel_env(**config)
+        aec = dogpile_v0.env(**config)
+        obs, _ = par.reset(seed=seed)
+        aec.reset(seed=seed)
+        returns = dict.fromkeys(par.possible_agents, 0.0)
+        while par.agents:
+            actions = _joint_actions(obs, rng)
+            if par.engine.phase == PLAY:
+                order = list(par.engine.order)
+                for seat in order:
+                    agent = f"player_{seat}"
+                    assert aec.agent_selection == agent
+                    aec.step(actions[agent])
+            else:
+                decider = aec.agent_selection
+                aec.step(actions[decider])
+            obs, rew, term, trunc, infos = par.step(actions)
+            assert not any(i["voided"] for i in infos.values())
+            for a, r in rew.items():
+                returns[a] += r
+            assert json.dumps(par.engine.state_dict()) == json.dumps(aec.engine.state_dict())
+            for agent, o in obs.items():
+                np.testing.assert_array_equal(o["observation"], aec.observe(agent)["observation"])
+        assert returns == pytest.approx(aec._cumulative_rewards)
+        assert all(aec.terminations.values()) or all(aec.truncations.values())
+
+
+def _start(**config) -> tuple:
+    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), **config)
+    obs, _ = par.reset(seed=0, options={"deck": stacked({5: "KH", 6: "QH"})})
+    return par, obs
+
+
+def test_two_dogs_digging_the_same_bone_first_in_order_wins() -> None:
+    par, _ = _start()
+    assert par.engine.order == [0, 1, 2]
+    obs, _, _, _, infos = par.step({"player_0": 5, "player_1": 5, "player_2": 6})
+    engine = par.engine
+    assert engine.held[1] == -1 and engine.dog_phase[1] == 0
+    assert int(engine.held[0]) == card_id("KH") and int(engine.held[2]) == card_id("QH")
+    assert [i["voided"] for i in infos.values()] == [False, True, False]
+    assert engine.tick_count == 1  # the fumble cost player_1 the tick
+    assert obs["player_1"]["action_mask"][WAIT] == 1
+
+
+def test_two_dogs_putting_bones_on_the_same_spot() -> None:
+    par, _ = _start()
+    par.step({"player_0": 5, "player_1": 6, "player_2": WAIT})
+    engine = par.engine
+    assert engine.order == [1, 2, 0]  # player_1 is first this tick
+    obs, _, _, _, infos = par.step({"player_0": DOWN + 5, "player_1": UP + 5, "player_2": WAIT})
+    assert int(engine.pile[5]) == card_id("QH") and engine.face_up[5]
+    assert int(engine.held[0]) == card_id("KH")  # player_0 still holds its bone
+    assert infos["player_0"]["voided"] and not infos["player_1"]["voided"]
+    assert obs["player_0"]["action_mask"][DOWN + 6] == 1
+
+
+def test_masked_out_actions_become_wait() -> None:
+    par, _ = _start()
+    before = par.engine.state_dict()["fields"]["pile"]
+    _, _, _, _, infos = par.step({"player_0": KEEP, "player_1": 10_000, "player_2": "x"})
+    assert all(i["voided"] for i in infos.values())
+    assert par.engine.state_dict()["fields"]["pile"] == before
+    assert par.engine.tick_count == 1
+
+
+def test_between_rounds_only_the_sniffer_decides() -> None:
+    par, obs = _start()
+    while par.engine.phase == PLAY:
+        obs, *_ = par.step(dict.fromkeys(par.agents, WAIT))
+    engine = par.engine
+    sniffer = engine.current_player
+    assert engine.sniffers == [0, 1, 2] and sniffer == 0  # everyone tied at 0
+    for agent, o in obs.items():
+        mask = o["action_mask"]
+        if agent == "player_0":
+            assert mask[DIG:DOWN].sum() == 54 - 0 and not mask[WAIT]
+        else:
+            assert mask.tolist() == [0] * WAIT + [1]
+    state = json.dumps(engine.state_dict())
+    _, _, _, _, infos = par.step({"player_0": WAIT, "player_1": 3, "player_2": 4})
+    assert infos["player_0"]["voided"] and json.dumps(engine.state_dict()) == state
+    assert engine.bag == []
+    par.step({"player_0": 3, "player_1": 4, "player_2": 5})
+    assert len(engine.bag) == 1 and engine.pile[3] == -1 and engine.pile[4] >= 0

@@ -1,0 +1,540 @@
+"""Dogpile rules, scenario by scenario on stacked piles (see card_envs/games/dogpile/RULES.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from card_envs.agents import RandomAgent
+from card_envs.core.cards import card_code, card_id
+from card_envs.games.dogpile.engine import (
+    DIG,
+    DOWN,
+    ENC,
+    FREE,
+    HOLDING,
+    PLAY,
+    SHUFFLE,
+    SLOT_FEATURES,
+    SNIFF,
+    DogpileEngine,
+    round_feats,
+)
+from card_envs.games.dogpile.heuristic import DogpileHeuristic, _card
+
+
+def stacked(placed: dict[int, str]) -> list[str]:
+    """A 54-card deck with the given cards at the given pile slots, the rest in id order."""
+    ids = {slot: card_id(code) for slot, code in placed.items()}
+    rest = iter(c for c in range(54) if c not in ids.values())
+    return [card_code(ids[t]) if t in ids else card_code(next(rest)) for t in range(54)]
+
+
+def engine(placed: dict[int, str] | None = None, seed: int = 0, **config: Any) -> DogpileEngine:
+    e = DogpileEngine(**config)
+    e.reset(seed=seed, deck=stacked(placed or {}))
+    return e
+
+
+def act(e: DogpileEngine, seat: int, name: str) -> None:
+    assert e.current_player == seat, f"player_{e.current_player} is to act, not player_{seat}"
+    a = e.action_id(name)
+    assert e.legal_mask()[a], f"{name} is not legal for player_{seat}"
+    e.step(a)
+    e.check_invariants()
+
+
+def tick(e: DogpileEngine, moves: dict[int, str]) -> None:
+    """One tick: every dog in this tick's order plays its move (default ``wait``)."""
+    assert e.phase == PLAY
+    for seat in list(e.order):
+        act(e, seat, moves.get(seat, "wait"))
+
+
+def collect(e: DogpileEngine, plan: dict[int, list[int]]) -> None:
+    """Play the current round to its end: each dog digs and keeps the slots in its plan."""
+    plan = {s: list(v) for s, v in plan.items()}
+    start_round = e.round_index
+    while e.phase == PLAY and e.round_index == start_round and not e.done:
+        seat = e.current_player
+        if e.dog_phase[seat] == HOLDING:
+            act(e, seat, "keep")
+        elif plan.get(seat):
+            act(e, seat, f"dig:{plan[seat].pop(0):02d}")
+        else:
+            act(e, seat, "wait")
+    assert not any(plan.values()), f"round too short for the plan: {plan}"
+
+
+def observation(e: DogpileEngine, seat: int) -> dict[str, np.ndarray]:
+    obs = np.empty(e.layout.size, np.float32)
+    e.write_observation(seat, obs)
+    return e.layout.decode(obs)
+
+
+def heuristic_vs_random(games: int, num_players: int = 3, **config: Any) -> tuple[float, float]:
+    """(heuristic win share, its mean total minus the mean random total), seat-rotated."""
+    e = DogpileEngine(num_players=num_players, **config)
+    h = DogpileHeuristic(num_players=num_players, **config)
+    h.seed(0)
+    r = RandomAgent(1)
+    obs = np.empty(e.layout.size, np.float32)
+    share, margin = 0.0, 0.0
+    for g in range(games):
+        seat = g % num_players
+        e.reset(seed=g)
+        while not e.done:
+            s = e.current_player
+            e.write_observation(s, obs)
+            e.step((h if s == seat else r).act(obs, e.legal_mask()))
+        if seat in e.winners:
+            share += 1.0 / len(e.winners)
+        others = [e.totals[s] for s in range(num_players) if s != seat]
+        margin += e.totals[seat] - sum(others) / len(others)
+    return share / games, margin / games
+
+
+def turn(e: DogpileEngine, seat: int, name: str) -> None:
+    """Let every other dog wait until ``seat`` is to act, then play ``name``."""
+    while e.current_player != seat:
+        act(e, e.current_player, "wait")
+    act(e, seat, name)
+
+
+def code_at(enc: np.ndarray) -> str | None:
+    c = _card(enc)
+    return None if c < 0 else card_code(c)
+
+
+def pile_row(e: DogpileEngine, seat: int, slot: int) -> np.ndarray:
+    return observation(e, seat)["pile"].reshape(54, SLOT_FEATURES)[slot]
+
+
+def sniff_through(e: DogpileEngine, picks: list[int] | None = None,
+                  places: list[int] | None = None) -> None:
+    """Play the sniffs: pick the given (else the highest occupied) slots, put the bones back
+    on the given (else the lowest empty) slots."""
+    picks, places = list(picks or []), list(places or [])
+    while e.phase in (SNIFF, SHUFFLE):
+        seat = e.current_player
+        if e.phase == SNIFF:
+            slot = picks.pop(0) if picks else int(np.flatnonzero(e.occupied)[-1])
+            act(e, seat, f"dig:{slot:02d}")
+        else:
+            slot = places.pop(0) if places else int(np.flatnonzero(e.empty)[0])
+            act(e, seat, f"down:{slot:02d}")
+
+
+SHORT = {"ticks_per_second": 1, "round_seconds": (6, 6, 6)}
+
+
+# -- setup and time -------------------------------------------------------------------------
+def test_deal_fills_slots_in_deck_order_face_down() -> None:
+    deck = stacked({0: "KH", 53: "X2"})
+    e = DogpileEngine()
+    e.reset(seed=0, deck=deck)
+    assert [card_code(int(c)) for c in e.pile] == deck
+    assert e.occupied.all() and not e.face_up.any()
+    assert e.ticks_left == 60 and e.round_ticks == [60, 40, 20]  # 30/20/10 s at 2 ticks/s
+    assert e.tracker.known.max() == -1  # nobody has seen anything yet
+
+
+def test_every_dog_acts_once_per_tick_in_rotating_order() -> None:
+    e = engine(num_players=3)
+    firsts = []
+    for _ in range(6):
+        firsts.append(e.order[0])
+        assert sorted(e.order) == [0, 1, 2]
+        before = e.ticks_left
+        for seat in list(e.order):
+            assert e.current_player == seat
+            act(e, seat, "wait")
+        assert e.ticks_left == before - 1  # a wait costs the tick like any action
+    assert firsts == [0, 1, 2, 0, 1, 2]
+    assert observation(e, 1)["time_left"][0] == pytest.approx(54 / 60)
+
+
+def test_random_tick_order_is_drawn_per_tick() -> None:
+    e = engine(num_players=4, tick_order="random", seed=3)
+    orders = set()
+    for _ in range(20):
+        orders.add(tuple(e.order))
+        assert sorted(e.order) == [0, 1, 2, 3]
+        tick(e, {})
+    assert len(orders) > 5
+    assert len({o[0] for o in orders}) == 4
+
+
+# -- DIG and BURY ---------------------------------------------------------------------------
+def test_dig_is_seen_by_everyone_and_put_back_is_remembered() -> None:
+    e = engine({5: "KH", 7: "QS"}, **SHORT)
+    act(e, 0, "dig:05")
+    assert e.pile[5] == -1
+    for seat in range(3):
+        held = observation(e, seat)["held"].reshape(3, 19)
+        assert code_at(held[(0 - seat) % 3, 1:]) == "KH"  # own first, then the next seats
+    act(e, 1, "wait")
+    act(e, 2, "wait")
+    act(e, 1, "dig:07")  # tick 2 starts with player_1
+    act(e, 2, "wait")
+    assert not e.legal_mask()[e.action_id("down:09")]  # a spot holds one bone
+    act(e, 0, "down:07")  # KH back face down on the spot QS left
+    for seat in range(3):
+        row = pile_row(e, seat, 7)
+        assert row[0] == 1 and row[1] == 0 and code_at(row[2:]) == "KH"
+    assert (e.tracker.known[:, 7] == card_id("KH")).all()
+    act(e, 2, "wait")
+    act(e, 0, "wait")
+    act(e, 1, "up:05")  # QS face up where KH was
+    assert e.face_up[5] and pile_row(e, 2, 5)[1] == 1 and code_at(pile_row(e, 2, 5)[2:]) == "QS"
+    assert e.dog_phase == [FREE, FREE, FREE]
+
+
+def test_at_most_three_bones_in_the_paws() -> None:
+    e = engine({0: "2C", 1: "3C", 2: "4C"}, **SHORT)
+    mask = np.zeros(e.num_actions, np.int8)
+    for slot in (0, 1, 2):
+        turn(e, 0, f"dig:{slot:02d}")
+        e.mask_for(0, mask)
+        assert mask[e.action_id("keep")] and mask[e.action_id("wait")]
+        assert not mask[DIG:DOWN].any() and not mask[e.action_id("bury:0")]
+        turn(e, 0, "keep")
+    e.mask_for(0, mask)
+    assert not mask[DIG:DOWN].any()  # "If you have 3 bones, bury one before digging another"
+    assert all(mask[e.action_id(f"bury:{i}")] for i in range(3))
+    assert [card_code(int(c)) for c in e.paws[0]] == ["2C", "3C", "4C"]
+
+
+def test_bury_face_down_memory_follows_the_bone() -> None:
+    e = engine({5: "KH"}, **SHORT)
+    turn(e, 0, "dig:05")
+    turn(e, 0, "keep")
+    opp = observation(e, 1)["opponent_paws"].reshape(2, 3, 19)
+    assert code_at(opp[1, 0, 1:]) == "KH"  # player_0 is player_1's second opponent
+    turn(e, 0, "bury:0")
+    assert observation(e, 1)["opponent_burying"].reshape(2, 3)[1].tolist() == [1, 0, 0]
+    turn(e, 0, "down:05")
+    assert e.paws[0, 0] == -1 and e.pile[5] == card_id("KH")
+    for seat in range(3):
+        assert code_at(pile_row(e, seat, 5)[2:]) == "KH"
+        assert pile_row(e, seat, 5)[1] == 0
+
+
+def test_bury_face_down_is_not_remembered_without_memory() -> None:
+    e = engine({5: "KH"}, memory="none", **SHORT)
+    turn(e, 0, "dig:05")
+    turn(e, 0, "keep")
+    turn(e, 0, "bury:0")  # player_1 and player_2 decided since the keep: they forgot it
+    turn(e, 0, "down:05")
+    assert code_at(pile_row(e, 0, 5)[2:]) == "KH"  # the burier knows what it buried
+    assert code_at(pile_row(e, 1, 5)[2:]) is None
+    assert code_at(pile_row(e, 2, 5)[2:]) is None
+
+
+def test_bury_face_up_shows_the_bone() -> None:
+    e = engine({5: "KH"}, memory="none", **SHORT)
+    turn(e, 0, "dig:05")
+    turn(e, 0, "keep")
+    turn(e, 0, "bury:0")
+    turn(e, 0, "up:05")
+    for _ in range(6):
+        act(e, e.current_player, "wait")
+    assert e.face_up[5] and code_at(pile_row(e, 2, 5)[2:]) == "KH"
+
+
+# -- round end, loot and feats ------------------------------------------------------------------
+def test_round_feats_unit() -> None:
+    def feats(codes: str, ace_high: bool = False) -> tuple[bool, bool]:
+        return round_feats([card_id(c) for c in codes.split()], ace_high)
+
+    assert feats("3C 3D 3S") == (True, False)  # 3 of a collar, e.g. 3-3-3
+    assert feats("KC KD KH") == (True, False)
+    assert feats("AH 2H 3H") == (False, True)  # straight fetch, e.g. hearts A-2-3
+    assert feats("JS QS KS") == (False, True)  # spades J-Q-K
+    assert feats("3H AH 2H") == (False, True)  # order does not matter
+    assert feats("AH 2H 3D") == (False, False)  # same suit needed
+    assert feats("QH KH AH") == (False, False)  # no wrap-around by default
+    assert feats("QH KH AH", ace_high=True) == (False, True)
+    assert feats("KH AH 2H", ace_high=True) == (False, False)
+    assert feats("X1 X2 5C") == (False, False)
+    assert feats("KC KD") == (False, False)
+
+
+def test_round_loot_values_and_feats() -> None:
+    e = engine({0: "AH", 1: "2H", 2: "3H", 3: "KS", 4: "KH", 5: "KD", 6: "JS", 7: "QS",
+                8: "KC"}, **SHORT)
+    collect(e, {0: [0, 1, 2], 1: [3, 4, 5], 2: [6, 7, 8]})
+    # 1+2+3+15 straight; 13*3+10 collar; J-Q-K not of one suit: 11+12+13.
+    assert e.round_loot == [21, 49, 36]
+    assert e.totals == [21, 49, 36] and e.bones == [3, 3, 3]
+    looted = observation(e, 2)["looted"]
+    assert {card_code(int(c)) for c in np.flatnonzero(looted)} == {
+        "AH", "2H", "3H", "KS", "KH", "KD", "JS", "QS", "KC"}
+    assert all(e.pile[t] == -1 for t in range(9))  # loot leaves the pile for good
+    assert (e.paws == -1).all()
+
+
+def test_jokers_are_worth_nothing_and_face_cards_as_printed() -> None:
+    e = engine({0: "X1", 1: "X2", 2: "5C", 3: "JD", 4: "QC", 5: "TC"}, **SHORT)
+    collect(e, {0: [0, 1, 2], 1: [3, 4, 5]})
+    assert e.round_loot == [5, 33, 0]
+
+
+def test_ace_high_straight_option() -> None:
+    placed = {0: "QH", 1: "KH", 2: "AH"}
+    e = engine(placed, **SHORT)
+    collect(e, {0: [0, 1, 2]})
+    assert e.round_loot[0] == 26
+    e = engine(placed, ace_high_straight=True, **SHORT)
+    collect(e, {0: [0, 1, 2]})
+    assert e.round_loot[0] == 41
+
+
+def test_three_aces_in_one_round_is_a_collar_not_a_boneathon() -> None:
+    # The text: "will only give 13 or 16 points respectively (1+1+1+10: 2+2+2+10). A further
+    # loot of an A or a 2 in the following round does not grant a boneathon."
+    e = engine({0: "AC", 1: "AD", 2: "AH", 3: "2C", 4: "2D", 5: "2H", 10: "AS", 11: "2S"},
+               **SHORT)
+    collect(e, {0: [0, 1, 2], 1: [3, 4, 5]})
+    assert e.round_loot[:2] == [13, 16]
+    sniff_through(e)
+    collect(e, {0: [10], 1: [11]})
+    assert e.round_loot[:2] == [1, 2]
+    assert e.boneathon_by == [-1, -1]
+
+
+def test_boneathon_across_rounds_once() -> None:
+    e = engine({0: "AC", 1: "AD", 2: "5C", 10: "AH", 11: "9C", 12: "8D"}, **SHORT)
+    collect(e, {0: [0, 1, 2]})
+    assert e.round_loot[0] == 7
+    sniff_through(e)
+    collect(e, {0: [10, 11, 12]})
+    assert e.round_loot[0] == 1 + 9 + 8 + 50
+    assert e.boneathon_by == [0, -1]
+    assert observation(e, 1)["boneathon"].reshape(3, 4)[2].tolist() == [0.75, 0, 1, 0]
+
+
+def test_both_boneathons_give_a_hundred() -> None:
+    e = engine({0: "AC", 1: "AD", 2: "2C", 10: "AH", 11: "2D", 12: "2H"}, **SHORT)
+    collect(e, {0: [0, 1, 2]})
+    assert e.round_loot[0] == 4
+    sniff_through(e)
+    collect(e, {0: [10, 11, 12]})
+    assert e.round_loot[0] == 1 + 2 + 2 + 100
+    assert e.boneathon_by == [0, 0]
+
+
+def test_bone_in_motion_at_the_buzzer_stays_in_the_paw() -> None:
+    e = engine({0: "KH", 1: "QH", 2: "9S"}, ticks_per_second=1, round_seconds=(3, 3, 3))
+    tick(e, {0: "dig:00"})
+    tick(e, {0: "keep"})
+    assert e.order == [2, 0, 1] and e.ticks_left == 1
+    # Last tick: player_2 and player_1 dig as the timer runs out; player_0 starts burying KH.
+    tick(e, {2: "dig:02", 0: "bury:0", 1: "dig:01"})
+    assert e.phase == SNIFF
+    assert e.round_loot == [13, 12, 9]
+    assert e.sniffers == [2]
+
+
+# -- SNIFF ------------------------------------------------------------------------------------
+def _sniff_scenario(**config: Any) -> DogpileEngine:
+    """Round 1: player_0 loots KH, player_1 QH, player_2 nothing; player_1 showed 7S at slot
+    30. player_2 sniffs slots 30, 40, 41; player_0 (its left) puts them on 0, 1, 30."""
+    e = engine({0: "KH", 1: "QH", 30: "7S", 40: "2D", 41: "9C"}, **SHORT, **config)
+    turn(e, 0, "dig:00")
+    turn(e, 1, "dig:30")
+    turn(e, 1, "down:30")
+    turn(e, 0, "keep")
+    turn(e, 1, "dig:01")
+    turn(e, 1, "keep")
+    while e.phase == PLAY:
+        act(e, e.current_player, "wait")
+    assert e.round_loot == [13, 12, 0] and e.sniffers == [2]
+    assert e.phase == SNIFF and e.current_player == 2
+    for slot in (30, 40, 41):
+        act(e, 2, f"dig:{slot:02d}")
+    bag = observation(e, 2)["sniff_bag"].reshape(3, 19)
+    assert bag[:, 0].tolist() == [1, 1, 1] and not bag[:, 1:].any()  # handed on, face down
+    assert e.phase == SHUFFLE and e.current_player == 0
+    for slot in (0, 1, 30):
+        act(e, 0, f"down:{slot:02d}")
+    assert e.phase == PLAY and e.round_index == 1
+    return e
+
+
+def test_sniffer_sees_the_bones_while_picking() -> None:
+    e = engine({30: "7S", 40: "2D", 41: "9C"}, **SHORT)
+    collect(e, {})  # nobody loots: everyone ties at 0, so everyone sniffs, in seat order
+    assert e.sniffers == [0, 1, 2] and e.current_player == 0
+    act(e, 0, "dig:30")
+    act(e, 0, "dig:40")
+    bag = observation(e, 0)["sniff_bag"].reshape(3, 19)
+    assert [code_at(bag[k, 1:]) for k in range(2)] == ["7S", "2D"] and bag[2, 0] == 0
+    other = observation(e, 1)["sniff_bag"].reshape(3, 19)
+    assert other[:2, 0].tolist() == [1, 1] and not other[:, 1:].any()  # the others: backs only
+    assert observation(e, 1)["sniff_actor"].tolist() == [0, 0, 1]  # player_0 (2 seats on)
+
+
+def test_sniffer_knows_the_bones_not_where_they_went() -> None:
+    e = _sniff_scenario()
+    assert e.groups[0]["slots"] == [0, 1, 30]
+    assert sorted(card_code(int(e.pile[t])) for t in (0, 1, 30)) == ["2D", "7S", "9C"]
+    assert (e.tracker.known[:, [0, 1, 30]] == -1).all()  # nobody knows any single spot
+    third = 1.0 / 3.0
+    for slot in (0, 1, 30):
+        row = pile_row(e, 2, slot)
+        assert row[0] == 1 and row[1] == 0
+        assert row[2:16].tolist() == pytest.approx(
+            [0, third, 0, 0, 0, 0, third, 0, third, 0, 0, 0, 0, 0])  # 2, 7, 9
+        assert row[16:].tolist() == pytest.approx([third, third, 0, third])  # C, D, S
+        assert observation(e, 2)["pile_sniffed"][slot] == 1
+    # player_0 and player_1 had seen 7S at slot 30: they know it is one of the three.
+    for seat in (0, 1):
+        row = pile_row(e, seat, 30)
+        assert row[2 + 6] == pytest.approx(third) and row[2:16].sum() == pytest.approx(third)
+
+
+def test_shuffler_sees_bones_option() -> None:
+    e = _sniff_scenario(shuffler_sees_bones=True)
+    for slot in (0, 1, 30):
+        assert code_at(pile_row(e, 0, slot)[2:]) == card_code(int(e.pile[slot]))
+        assert pile_row(e, 1, slot)[2:].sum() < 1.0
+
+
+def test_digging_a_sniffed_spot_narrows_the_rest() -> None:
+    e = _sniff_scenario()
+    dug = card_code(int(e.pile[0]))
+    turn(e, 0, "dig:00")
+    rest = [c for c in ("2D", "7S", "9C") if c != dug]
+    assert e.groups[0]["slots"] == [1, 30]
+    for slot in (1, 30):
+        row = pile_row(e, 2, slot)
+        want = sum(ENC[card_id(c)] for c in rest) / 2
+        np.testing.assert_allclose(row[2:], want)
+    turn(e, 0, "down:00")  # back face down in plain view: known exactly again
+    assert code_at(pile_row(e, 1, 0)[2:]) == dug
+    second = card_code(int(e.pile[1]))
+    turn(e, 1, "dig:01")
+    turn(e, 1, "down:01")
+    assert e.groups == []  # one spot, one candidate left: known exactly
+    last = [c for c in rest if c != second][0]
+    assert code_at(pile_row(e, 2, 30)[2:]) == last
+    assert observation(e, 2)["pile_sniffed"].sum() == 0
+
+
+def test_resampling_keeps_what_the_sniffer_knows() -> None:
+    e = _sniff_scenario()
+    for s in range(20):
+        probe = e.clone()
+        probe.resample_hidden(2, np.random.default_rng(s))
+        probe.check_invariants()
+        assert sorted(card_code(int(probe.pile[t])) for t in (0, 1, 30)) == ["2D", "7S", "9C"]
+        probe = e.clone()
+        probe.resample_hidden(1, np.random.default_rng(s))
+        assert "7S" in [card_code(int(probe.pile[t])) for t in (0, 1, 30)]
+
+
+# -- victory and rewards ----------------------------------------------------------------------
+def _three_rounds(plans: list[dict[int, list[int]]], placed: dict[int, str],
+                  **config: Any) -> DogpileEngine:
+    e = engine(placed, **SHORT, **config)
+    for r, plan in enumerate(plans):
+        collect(e, plan)
+        if r < 2:
+            sniff_through(e)
+    assert e.done
+    return e
+
+
+def test_blackjaw_beats_a_higher_total() -> None:
+    placed = {0: "X1", 1: "X2", 2: "AC", 3: "AD", 4: "2C", 5: "3D", 6: "2D", 7: "3C", 8: "4C",
+              10: "KH", 11: "KS", 12: "KD"}
+    e = _three_rounds([{0: [0, 1, 2], 1: [10, 11, 12]}, {0: [3, 4, 5]}, {0: [6, 7, 8]}],
+                      placed)
+    assert e.bones[0] == 9 and e.totals[0] == 1 + 6 + 9
+    assert e.totals[1] == 49
+    assert e.winners == [0]
+    assert e.result()["blackjaw"] == [0]
+
+
+def test_fullhound_when_nobody_has_blackjaw_and_ties_share() -> None:
+    placed = {0: "KH", 1: "KS", 10: "QH", 11: "AH"}
+    e = _three_rounds([{0: [0], 1: [1]}, {0: [10], 1: [11]}, {}], placed)
+    assert e.totals == [25, 14, 0] and e.winners == [0]
+    placed = {0: "KH", 1: "KS", 2: "QC"}
+    e = DogpileEngine(**SHORT)
+    e.reset(seed=0, deck=stacked(placed))
+    total = np.zeros(3)
+    for r, plan in enumerate([{0: [0], 1: [1], 2: [2]}, {}, {}]):
+        collect(e, plan)
+        total += e.rewards
+        if r < 2:
+            sniff_through(e)
+    assert e.winners == [0, 1]
+    assert total.tolist() == [0.5, 0.5, -1.0]
+
+
+def test_score_rewards_pay_each_round_loot() -> None:
+    e = engine({0: "KH", 1: "9S"}, reward="score", **SHORT)
+    collect(e, {0: [0], 1: [1]})
+    assert e.rewards.tolist() == [13.0, 9.0, 0.0]
+
+
+# -- memory ------------------------------------------------------------------------------------
+def _show_ten(e: DogpileEngine) -> None:
+    for slot in range(10):
+        turn(e, 0, f"dig:{slot:02d}")
+        turn(e, 0, f"down:{slot:02d}")
+
+
+def test_memory_perfect_none_and_forgetting() -> None:
+    e = engine(ticks_per_second=2)
+    _show_ten(e)
+    assert (e.tracker.known[1, :10] >= 0).all()
+    rows = observation(e, 1)["pile"].reshape(54, SLOT_FEATURES)
+    assert all(code_at(rows[t, 2:]) == card_code(int(e.pile[t])) for t in range(10))
+
+    e = engine(memory="none")
+    turn(e, 0, "dig:04")
+    turn(e, 0, "down:04")
+    assert e.current_player == 1 or e.current_player == 2
+    seat = e.current_player
+    assert code_at(pile_row(e, seat, 4)[2:]) is not None  # seen, shown for this decision
+    act(e, seat, "wait")
+    assert code_at(pile_row(e, seat, 4)[2:]) is None  # gone after the decision
+
+    e = engine(memory=0.3, seed=4)
+    _show_ten(e)
+    remembered = int((e.tracker.known[1, :10] >= 0).sum())
+    assert 0 < remembered < 10
+
+
+# -- the observation cache and the heuristic ----------------------------------------------------
+@pytest.mark.parametrize("config", [{}, {"memory": 0.3, "num_players": 5},
+                                    {"round_seconds": (3, 2, 1), "shuffler_sees_bones": True}])
+def test_incremental_observation_matches_full_rebuild(config: dict) -> None:
+    e = DogpileEngine(**config)
+    rng = np.random.default_rng(0)
+    a = np.empty(e.layout.size, np.float32)
+    b = np.empty_like(a)
+    for episode in range(2):
+        e.reset(seed=episode)
+        while not e.done:
+            e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
+            for seat in range(e.num_players):
+                e.write_observation(seat, a)
+                e._write_full(seat, b)
+                np.testing.assert_array_equal(a, b)
+
+
+def test_heuristic_beats_random() -> None:
+    share, margin = heuristic_vs_random(45)
+    assert share > 0.8 and margin > 30
+
+
+@pytest.mark.slow
+def test_heuristic_beats_random_300_games() -> None:
+    share, margin = heuristic_vs_random(300)
+    assert share > 0.8 and margin > 30
