@@ -41,11 +41,25 @@ class KnowledgeTracker:
         self.num_slots = num_slots
         self.forget_p = forget_probability(memory)
         self.known = np.full((num_players, num_slots), UNKNOWN, dtype=np.int8)
-        self.rng = np.random.default_rng(0)
+        self._seed = 0
+        self._rng: np.random.Generator | None = None
 
     def reset(self, seed: int) -> None:
         self.known.fill(UNKNOWN)
-        self.rng = np.random.default_rng(seed)
+        # Building a Generator costs more than dealing a short round, and perfect memory never
+        # draws from it: create it on first use (the stream is the seed's either way).
+        self._seed = seed
+        self._rng = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     # -- events reported by engines ---------------------------------------------------------
     def show(self, slot: int, card: int, seats: Iterable[int]) -> None:

@@ -1,0 +1,928 @@
+"""Memory-Uno rules engine (see RULES.md beside this file for every rule and choice).
+
+The table: each seat owns ``SLOTS`` = 8 card positions: 0 and 1 (top row), 2 and 3 (bottom row,
+peeked at the start of a round), 4..7 (where penalty cards go). Position ``p`` of seat ``s`` is
+slot ``s * 8 + p``; the slot is also the card's KnowledgeTracker slot, and tracker slot
+``8n + card`` means "``card`` lies buried in the graveyard". Positions never change: a card
+leaves a position only by being swapped, thrown or given, and the position stays empty.
+
+Actions (``14 + 16n``): ``call``, ``draw_deck``, ``draw_grave``, ``discard``, ``pass``,
+``keep``, ``own:<pos>`` (swap the drawn card in / give a card after a throw),
+``pick:<offset>.<pos>`` (the target of an effect) and ``throw:<offset>.<pos>`` (quick-play),
+where ``offset`` counts seats clockwise from the acting seat (0 = its own cards).
+
+Speed: every piece of the observation lives in one flat float32 "source" vector kept up to date
+by the few methods that change the position; a seat's observation is one ``np.take`` through a
+per-seat index that turns absolute seats and slots into that seat's relative view.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
+from card_envs.core.config import Option
+from card_envs.core.engine import Engine
+from card_envs.core.knowledge import KnowledgeTracker, forget_probability
+from card_envs.core.obs_layout import ObsLayout
+
+SLOTS = 8  # positions per seat: 4 dealt + room for penalty cards
+DEALT = 4
+BOTTOM = (2, 3)  # the two positions peeked at before each round
+CALL_PENALTY = 30
+ELIMINATION = 100  # "Whoever exceeds 100 points has lost the game"
+DROPS = {50: 0, 100: 50}  # "Directly hitting 50 ... to 0 ..., directly hitting 100 ... to 50"
+
+# -- card kinds: what a card is worth and matches, suits aside ------------------------------
+#: Kind 0..14: A, 2..10, J, Q, black K, red K, joker.
+KIND_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "Kr", "X")
+NUM_KINDS = 15
+BLACK_KING, RED_KING, JOKER_KIND = 12, 13, 14
+KIND_POINTS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, -1, 0)
+KIND_COPIES = (4,) * 12 + (2, 2, 2)
+
+
+def _kind(card: int) -> int:
+    if card >= 52:
+        return JOKER_KIND
+    rank = RANK_OF[card]
+    if rank == KING:
+        return BLACK_KING if SUIT_OF[card] in (0, 3) else RED_KING
+    return rank
+
+
+KIND_OF: list[int] = [_kind(c) for c in range(NUM_CARDS)]
+KIND_NP = np.array(KIND_OF, dtype=np.int64)
+POINTS_OF: list[int] = [KIND_POINTS[k] for k in KIND_OF]
+#: The 16 source values of a remembered card of each kind: [known, one-hot kind].
+KNOWN_ROW = np.zeros((NUM_KINDS, 16), dtype=np.float32)
+KNOWN_ROW[:, 0] = 1.0
+KNOWN_ROW[np.arange(NUM_KINDS), 1 + np.arange(NUM_KINDS)] = 1.0
+KNOWN_ROW_OF: list[np.ndarray] = [KNOWN_ROW[k] for k in KIND_OF]
+INV_COPIES = np.array([1.0 / c for c in KIND_COPIES], dtype=np.float32)
+INV_COPIES_OF: list[float] = [1.0 / KIND_COPIES[k] for k in KIND_OF]
+#: Quick-play matching keys: by rank (a red K matches a black K) or by points.
+MATCH_RANK: list[int] = [RED_KING - 1 if k == RED_KING else k for k in KIND_OF]
+MATCH_POINTS: list[int] = list(POINTS_OF)
+
+# -- actions -----------------------------------------------------------------------------------
+CALL, DRAW_DECK, DRAW_GRAVE, DISCARD, PASS, KEEP = range(6)
+OWN_BASE = 6
+PICK_BASE = OWN_BASE + SLOTS
+
+# -- phases (the pending decision) ---------------------------------------------------------
+TURN, DRAWN, PEEK_OWN, PEEK_OTHER, LOOK_ANY, SWAP_FIRST, SWAP_SECOND, GIVE, WINDOW = range(9)
+NUM_PHASES = 9
+PHASE_NAMES = ("turn", "drawn", "peek_own", "peek_other", "look_any", "swap_first",
+               "swap_second", "give", "window")
+#: The effect a card discarded from the deck starts (-1: none).
+EFFECT_OF_KIND: list[int] = [
+    {6: PEEK_OWN, 7: PEEK_OWN, 8: PEEK_OTHER, 9: PEEK_OTHER, 10: SWAP_FIRST, 11: SWAP_FIRST,
+     BLACK_KING: LOOK_ANY}.get(k, -1)
+    for k in range(NUM_KINDS)
+]
+
+TOTAL_SCALE = 100.0
+TURN_SCALE = 100.0
+TOTAL_LOW, TOTAL_HIGH = -1.0, 2.5
+ROUND_LOW, ROUND_HIGH = -0.5, 1.5
+
+# Attributes that are views into ``_src``; they are rebound rather than copied or pickled.
+_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v")
+
+
+def _check_first_player(value: Any) -> str | None:
+    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    return "'random' or a seat number"
+
+
+class MemoryUnoEngine(Engine):
+    name = "memory_uno"
+    OPTIONS: ClassVar[dict[str, Option]] = {
+        "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
+        "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
+                          "total exceeds 100.", choices=("round", "game")),
+        "match": Option("rank", "What a quick-play throw must match on the graveyard: 'rank' "
+                        "(a red K matches a black K) or 'points' (10 J Q and black K match).",
+                        choices=("rank", "points")),
+        "failed_call": Option("on_top", "A caller without the strictly lowest hand scores "
+                              "'on_top' (hand + 30) or 'instead' (30, hand ignored).",
+                              choices=("on_top", "instead")),
+        "give_after_throw": Option("optional", "After throwing another seat's card correctly, "
+                                   "giving one of your own cards into its place is 'optional' "
+                                   "or 'required'.", choices=("optional", "required")),
+        "call_timing": Option("any", "When a round may be called: 'any' (at the start of your "
+                              "turn and at each of your reaction-window decisions) or 'turn' "
+                              "(only at the start of your turn).", choices=("any", "turn")),
+        "first_player": Option("random", "Who starts the first round: a seat or 'random' "
+                               "(later rounds: the next seat clockwise).",
+                               check=_check_first_player),
+    }
+    STATE_FIELDS = (
+        "slots", "hand_count", "deck", "grave", "drawn", "drawn_from_grave", "phase",
+        "turn_player", "round_start", "round_turns", "selected", "locked", "queue", "totals",
+        "last_round",
+        "last_caller", "round_number", "witnessed", "tracker",
+    )
+    TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"memory": "none"},
+        {"memory": 0.3, "num_players": 3},
+        {"episode": "game", "num_players": 3},
+        {"match": "points", "failed_call": "instead", "give_after_throw": "required",
+         "call_timing": "turn"},
+    )
+
+    # -- construction ----------------------------------------------------------------------
+    def _build(self) -> None:
+        n = self.num_players
+        fp = self.config["first_player"]
+        if fp != "random" and fp >= n:
+            raise ValueError(f"invalid value {fp!r} for 'first_player': allowed values are "
+                             f"0..{n - 1} or 'random'")
+        ns = n * SLOTS
+        self.num_slots = ns
+        self.grave_base = ns  # tracker slot of "card c is buried in the graveyard": ns + c
+        self.throw_base = PICK_BASE + ns
+        self.num_actions = PICK_BASE + 2 * ns
+        names = ["call", "draw_deck", "draw_grave", "discard", "pass", "keep"]
+        names += [f"own:{p}" for p in range(SLOTS)]
+        names += [f"pick:{r}.{p}" for r in range(n) for p in range(SLOTS)]
+        names += [f"throw:{r}.{p}" for r in range(n) for p in range(SLOTS)]
+        self.action_names = names
+        self._match = MATCH_RANK if self.config["match"] == "rank" else MATCH_POINTS
+        self._call_any = self.config["call_timing"] == "any"
+        self._give_optional = self.config["give_after_throw"] == "optional"
+        self._forget = forget_probability(self.memory) > 0.0
+
+        # Source vector segments (absolute seats and slots).
+        offsets: dict[str, int] = {}
+        size = 0
+        for key, length in (("occ", ns), ("seen", n * ns), ("kk", n * ns * 16),
+                            ("gmem", n * NUM_KINDS), ("sel", ns), ("phase", NUM_PHASES),
+                            ("turn", n), ("drawn", n * NUM_KINDS), ("fromg", 1),
+                            ("top", NUM_KINDS), ("lock", n), ("deck", 1), ("grave", 1),
+                            ("turns", 1), ("totals", n), ("last", n)):
+            offsets[key] = size
+            size += length
+        self._off = offsets
+        self._src = np.zeros(size, dtype=np.float32)
+        self._bind_views()
+
+        layout = ObsLayout()
+        layout.add("occupied", ns)  # by seat offset (own first), then position
+        layout.add("known", ns)  # this seat remembers the card there
+        layout.add("known_kind", ns * NUM_KINDS)  # ... and its kind (one-hot of 15)
+        layout.add("seen_by", n * ns)  # public record: seat offset r has seen the card there
+        layout.add("selected", ns)  # first card of a swap / the thrown card awaiting a give
+        layout.add("grave_memory", NUM_KINDS)  # remembered buried graveyard cards / copies
+        layout.add("phase", NUM_PHASES)
+        layout.add("turn_player", n)
+        layout.add("drawn_kind", NUM_KINDS)  # the drawn card, if this seat may see it
+        layout.add("drawn_from_grave", 1)
+        layout.add("top_kind", NUM_KINDS)
+        layout.add("locked_stack", n)  # the stack nobody may throw from now
+        layout.add("deck_size", 1)  # / 54
+        layout.add("grave_size", 1)  # / 54
+        layout.add("round_turns", 1)  # turns begun this round / 100, at most 1
+        layout.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)  # / 100
+        layout.add("last_round", n, low=ROUND_LOW, high=ROUND_HIGH)  # points added / 100
+        self.layout = layout
+        self._gidx = [self._gather_index(seat) for seat in range(n)]
+        # A just-dealt round before the deal's kinds are known: every seat holds positions
+        # 0..3 and has seen (and knows) its bottom two.
+        # (slot, flat tracker index, source index of kind 0) of each seat's bottom two.
+        self._peeks = [(s * SLOTS + p, s * (ns + NUM_CARDS) + s * SLOTS + p,
+                        offsets["kk"] + (s * ns + s * SLOTS + p) * 16 + 1)
+                       for s in range(n) for p in BOTTOM]
+        self._deal_order = [[((start + k) % n) * SLOTS + pos for pos in range(DEALT)
+                             for k in range(n)] for start in range(n)]
+        template = np.zeros(offsets["totals"], dtype=np.float32)
+        for s in range(n):
+            template[[offsets["occ"] + s * SLOTS + p for p in range(DEALT)]] = 1.0
+            for p in BOTTOM:
+                template[offsets["seen"] + s * ns + s * SLOTS + p] = 1.0
+                template[offsets["kk"] + (s * ns + s * SLOTS + p) * 16] = 1.0
+        self._round_template = template
+        assert all(len(g) == layout.size for g in self._gidx)
+        # Absolute slots in each seat's relative order.
+        self._perm = [self._gidx[s][:ns] - offsets["occ"] for s in range(n)]
+        self._rel_slot = [[((s + a // SLOTS) % n) * SLOTS + a % SLOTS for a in range(ns)]
+                          for s in range(n)]
+
+        state = ObsLayout()
+        state.add("cards", ns * NUM_KINDS)
+        state.add("occupied", ns)
+        state.add("known", n * ns)
+        state.add("drawn_kind", NUM_KINDS)
+        state.add("top_kind", NUM_KINDS)
+        state.add("deck_kinds", NUM_KINDS)
+        state.add("grave_kinds", NUM_KINDS)
+        state.add("phase", NUM_PHASES)
+        state.add("current_player", n)
+        state.add("turn_player", n)
+        state.add("locked_stack", n)
+        state.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)
+        self.state_layout = state
+
+        self.tracker = KnowledgeTracker(n, ns + NUM_CARDS, self.memory)
+        self.slots: list[int] = [-1] * ns
+        self.hand_count = [0] * n
+        self.deck: list[int] = []  # top of the deck is the END of the list
+        self.grave: list[int] = []  # top of the graveyard is the END of the list
+        self.drawn = -1
+        self.drawn_from_grave = False
+        self.phase = TURN
+        self.turn_player = 0
+        self.round_start = 0
+        self.round_turns = 0
+        self.selected = -1
+        self.locked = -1
+        self.queue: list[int] = []
+        self.totals = [0] * n
+        self.last_round = [0] * n
+        self.last_caller = -1
+        self.round_number = 0
+        self._mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._mask_valid = False
+        self._mask_count = 0
+
+    def _bind_views(self) -> None:
+        n, ns, o, src = self.num_players, self.num_slots, self._off, self._src
+        self._occ = src[o["occ"]:o["occ"] + ns]
+        # Who has seen the card now at each slot (the public record; a state field).
+        self.witnessed = src[o["seen"]:o["seen"] + n * ns].reshape(n, ns)
+        self._kk = src[o["kk"]:o["kk"] + n * ns * 16].reshape(n, ns, 16)
+        self._gmem = src[o["gmem"]:o["gmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+        self._drawn_v = src[o["drawn"]:o["drawn"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Views would be copied as independent arrays (deepcopy, pickle): rebind instead.
+        state = self.__dict__.copy()
+        for key in _VIEWS:
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+    def _gather_index(self, seat: int) -> np.ndarray:
+        """Source positions of each observation entry for ``seat`` (relative seats)."""
+        n, ns, o = self.num_players, self.num_slots, self._off
+        rel_seats = [(seat + r) % n for r in range(n)]
+        perm = [s * SLOTS + p for s in rel_seats for p in range(SLOTS)]
+        idx: list[int] = [o["occ"] + a for a in perm]
+        idx += [o["kk"] + (seat * ns + a) * 16 for a in perm]
+        idx += [o["kk"] + (seat * ns + a) * 16 + 1 + k for a in perm for k in range(NUM_KINDS)]
+        idx += [o["seen"] + v * ns + a for v in rel_seats for a in perm]
+        idx += [o["sel"] + a for a in perm]
+        idx += [o["gmem"] + seat * NUM_KINDS + k for k in range(NUM_KINDS)]
+        idx += [o["phase"] + k for k in range(NUM_PHASES)]
+        idx += [o["turn"] + s for s in rel_seats]
+        idx += [o["drawn"] + seat * NUM_KINDS + k for k in range(NUM_KINDS)]
+        idx += [o["fromg"]]
+        idx += [o["top"] + k for k in range(NUM_KINDS)]
+        idx += [o["lock"] + s for s in rel_seats]
+        idx += [o["deck"], o["grave"], o["turns"]]
+        idx += [o["totals"] + s for s in rel_seats]
+        idx += [o["last"] + s for s in rel_seats]
+        return np.array(idx, dtype=np.intp)
+
+    def deck_cards(self) -> list[int]:
+        return list(range(NUM_CARDS))
+
+    def all_cards(self) -> list[int]:
+        cards = [c for c in self.slots if c >= 0] + self.deck + self.grave
+        return cards + ([self.drawn] if self.drawn >= 0 else [])
+
+    # -- dealing -------------------------------------------------------------------------------
+    def _deal(self, deck: list[int] | None) -> None:
+        n = self.num_players
+        fp = self.config["first_player"]
+        self.round_start = int(self.rng.integers(n)) if fp == "random" else fp
+        self.totals = [0] * n
+        self.last_round = [0] * n
+        self.last_caller = -1
+        self.round_number = 0
+        self._src[self._off["totals"]:] = 0.0  # totals and last round: the source's tail
+        self._start_round(deck)
+
+    def _start_round(self, stacked: list[int] | None) -> None:
+        n = self.num_players
+        order = self.rng.permutation(NUM_CARDS).tolist() if stacked is None else list(stacked)
+        self.deck = order[::-1]
+        slots = self.slots = [-1] * self.num_slots
+        # One card at a time to positions 0, 1, 2, 3, starting with the round's first player.
+        pop = self.deck.pop
+        for x in self._deal_order[self.round_start]:
+            slots[x] = pop()
+        self.hand_count = [DEALT] * n
+        self.grave = []
+        self.drawn = -1
+        self.drawn_from_grave = False
+        self.selected = -1
+        self.locked = -1
+        self.queue = []
+        self.phase = TURN
+        self.turn_player = self.round_start
+        self.round_turns = 0
+        self.tracker.known.fill(-1)
+        self.round_number += 1
+        self._mask_valid = False
+        self._fresh_round_src()
+        # "look at the bottom two cards": each seat sees its own. The template already holds
+        # the "seen" and "known" flags; only the kinds depend on the deal.
+        known_flat = self.tracker.known.reshape(-1)
+        src = self._src
+        for x, k, kind_base in self._peeks:
+            card = slots[x]
+            known_flat[k] = card
+            src[kind_base + KIND_OF[card]] = 1.0
+        self._begin_turn(self.round_start)
+
+    # -- knowledge and source-vector bookkeeping -------------------------------------------
+    def _see(self, slot: int, card: int, seat: int) -> None:
+        """``seat`` sees ``card`` at hand ``slot``."""
+        self.tracker.known[seat, slot] = card
+        self.witnessed[seat, slot] = 1.0
+        self._kk[seat, slot] = KNOWN_ROW_OF[card]
+
+    def _see_all(self, slot: int, card: int) -> None:
+        self.tracker.known[:, slot] = card
+        self.witnessed[:, slot] = 1.0
+        self._kk[:, slot] = KNOWN_ROW_OF[card]
+
+    def _conceal(self, slot: int) -> None:
+        """The card at ``slot`` left, or was replaced unseen: nobody knows what is there."""
+        self.tracker.known[:, slot] = -1
+        self.witnessed[:, slot] = 0.0
+        self._kk[:, slot] = 0.0
+
+    def _swap_cards(self, a: int, b: int) -> None:
+        """Swap two cards in plain view: every seat's memory follows its card."""
+        slots = self.slots
+        slots[a], slots[b] = slots[b], slots[a]
+        self.tracker.swap(a, b)
+        pair, rev = [a, b], [b, a]
+        self.witnessed[:, pair] = self.witnessed[:, rev]
+        self._kk[:, pair] = self._kk[:, rev]
+
+    def _move_card(self, src: int, dst: int) -> None:
+        """Move a card in plain view from ``src`` to the empty ``dst``."""
+        card = self.slots[src]
+        self.slots[dst] = card
+        self.slots[src] = -1
+        self.hand_count[src // SLOTS] -= 1
+        self.hand_count[dst // SLOTS] += 1
+        self._occ[src] = 0.0
+        self._occ[dst] = 1.0
+        self.tracker.move(src, dst)
+        self.witnessed[:, dst] = self.witnessed[:, src]
+        self.witnessed[:, src] = 0.0
+        self._kk[:, dst] = self._kk[:, src]
+        self._kk[:, src] = 0.0
+
+    def _remove_card(self, slot: int) -> int:
+        card = self.slots[slot]
+        self.slots[slot] = -1
+        self.hand_count[slot // SLOTS] -= 1
+        self._occ[slot] = 0.0
+        self._conceal(slot)
+        return card
+
+    def _add_card(self, seat: int, card: int) -> int:
+        """A hidden card into ``seat``'s first empty position; returns the slot."""
+        base = seat * SLOTS
+        slot = base + self.slots[base:base + SLOTS].index(-1)
+        self.slots[slot] = card  # an empty position holds no knowledge: nothing to conceal
+        self.hand_count[seat] += 1
+        self._occ[slot] = 1.0
+        return slot
+
+    def _bury(self, card: int) -> None:
+        """``card`` was covered on the graveyard: from now on it is memory, not table."""
+        self.tracker.known[:, self.grave_base + card] = card
+        self._gmem[:, KIND_OF[card]] += INV_COPIES_OF[card]
+
+    def _unbury(self, card: int) -> None:
+        """``card`` is the graveyard's top again (the card above it was drawn)."""
+        col = self.tracker.known[:, self.grave_base + card]
+        knew = col >= 0
+        col[:] = -1
+        self._gmem[knew, KIND_OF[card]] -= INV_COPIES_OF[card]
+
+    def _land(self, card: int) -> None:
+        if self.grave:
+            self._bury(self.grave[-1])
+        self.grave.append(card)
+        self._sync_piles()
+
+    def _take_top(self) -> int:
+        card = self.grave.pop()
+        if self.grave:
+            self._unbury(self.grave[-1])
+        self._sync_piles()
+        return card
+
+    def _draw_card(self) -> int:
+        if not self.deck:
+            # The graveyard but its top is shuffled into a new deck (not in the text).
+            buried = self.grave[:-1]
+            self.grave = self.grave[-1:]
+            self.rng.shuffle(buried)
+            self.deck = buried
+            self.tracker.known[:, self.grave_base:] = -1
+            self._gmem.fill(0.0)
+            self._src[self._off["grave"]] = 1 / NUM_CARDS
+        card = self.deck.pop()
+        self._src[self._off["deck"]] = len(self.deck) / NUM_CARDS
+        return card
+
+    def _sync_piles(self) -> None:
+        src, o = self._src, self._off
+        src[o["deck"]] = len(self.deck) / NUM_CARDS
+        src[o["grave"]] = len(self.grave) / NUM_CARDS
+        top = o["top"]
+        src[top:top + NUM_KINDS] = 0.0
+        if self.grave:
+            src[top + KIND_OF[self.grave[-1]]] = 1.0
+
+    def _set_phase(self, phase: int) -> None:
+        base = self._off["phase"]
+        self._src[base + self.phase] = 0.0
+        self._src[base + phase] = 1.0
+        self.phase = phase
+
+    def _set_turn(self, seat: int) -> None:
+        base = self._off["turn"]
+        self._src[base + self.turn_player] = 0.0
+        self._src[base + seat] = 1.0
+        self.turn_player = seat
+
+    def _select(self, slot: int) -> None:
+        base = self._off["sel"]
+        if self.selected >= 0:
+            self._src[base + self.selected] = 0.0
+        if slot >= 0:
+            self._src[base + slot] = 1.0
+        self.selected = slot
+
+    def _lock(self, seat: int) -> None:
+        base = self._off["lock"]
+        if self.locked >= 0:
+            self._src[base + self.locked] = 0.0
+        if seat >= 0:
+            self._src[base + seat] = 1.0
+        self.locked = seat
+
+    def _set_drawn(self, card: int, from_grave: bool) -> None:
+        self.drawn = card
+        self.drawn_from_grave = from_grave
+        if from_grave:
+            self._drawn_v[:, KIND_OF[card]] = 1.0
+            self._src[self._off["fromg"]] = 1.0
+        else:
+            self._drawn_v[self.turn_player, KIND_OF[card]] = 1.0
+
+    def _clear_drawn(self) -> int:
+        card = self.drawn
+        self.drawn = -1
+        self.drawn_from_grave = False
+        self._drawn_v.fill(0.0)
+        self._src[self._off["fromg"]] = 0.0
+        return card
+
+    def _sync_seat(self, seat: int) -> None:
+        """Re-read ``seat``'s memory from the tracker (after forgetting)."""
+        row = self.tracker.known[seat]
+        kk = self._kk[seat]
+        kk.fill(0.0)
+        hand = row[:self.num_slots]
+        idx = np.flatnonzero(hand >= 0)
+        if idx.size:
+            kk[idx, 0] = 1.0
+            kk[idx, 1 + KIND_NP[hand[idx]]] = 1.0
+        buried = np.flatnonzero(row[self.grave_base:] >= 0)
+        self._gmem[seat] = np.bincount(KIND_NP[buried], minlength=NUM_KINDS) * INV_COPIES
+
+    def _compose_src(self, out: np.ndarray) -> None:
+        """Build the whole source vector from the position (reference for the incremental one)."""
+        n, ns, o = self.num_players, self.num_slots, self._off
+        witnessed = self.witnessed.reshape(-1).copy()  # state, and a view into _src
+        out.fill(0.0)
+        out[o["occ"]:o["occ"] + ns] = np.asarray(self.slots) >= 0
+        out[o["seen"]:o["seen"] + n * ns] = witnessed
+        kk = out[o["kk"]:o["kk"] + n * ns * 16].reshape(n, ns, 16)
+        known = self.tracker.known
+        seats, slots = np.nonzero(known[:, :ns] >= 0)
+        kk[seats, slots, 0] = 1.0
+        kk[seats, slots, 1 + KIND_NP[known[seats, slots]]] = 1.0
+        gmem = out[o["gmem"]:o["gmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+        seats, cards = np.nonzero(known[:, self.grave_base:] >= 0)
+        kinds = KIND_NP[cards]
+        np.add.at(gmem, (seats, kinds), INV_COPIES[kinds])
+        if self.selected >= 0:
+            out[o["sel"] + self.selected] = 1.0
+        out[o["phase"] + self.phase] = 1.0
+        out[o["turn"] + self.turn_player] = 1.0
+        if self.drawn >= 0:
+            drawn = out[o["drawn"]:o["drawn"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+            if self.drawn_from_grave:
+                drawn[:, KIND_OF[self.drawn]] = 1.0
+                out[o["fromg"]] = 1.0
+            else:
+                drawn[self.turn_player, KIND_OF[self.drawn]] = 1.0
+        if self.grave:
+            out[o["top"] + KIND_OF[self.grave[-1]]] = 1.0
+        if self.locked >= 0:
+            out[o["lock"] + self.locked] = 1.0
+        out[o["deck"]] = len(self.deck) / NUM_CARDS
+        out[o["grave"]] = len(self.grave) / NUM_CARDS
+        out[o["turns"]] = min(self.round_turns / TURN_SCALE, 1.0)
+        self._write_scores(out)
+
+    def _write_scores(self, out: np.ndarray) -> None:
+        # Totals stay within [-100, 210] and round points within [-2, 110] in any real game;
+        # the clip only guards the bounds of the observation space.
+        n, t, r = self.num_players, self._off["totals"], self._off["last"]
+        scores = out[t:r + n]
+        scores[:n] = self.totals
+        scores[n:] = self.last_round
+        scores *= 1.0 / TOTAL_SCALE
+        if min(self.totals) < TOTAL_LOW * TOTAL_SCALE or max(self.totals) > TOTAL_HIGH * TOTAL_SCALE:
+            np.clip(scores[:n], TOTAL_LOW, TOTAL_HIGH, out=scores[:n])
+
+    def _fresh_round_src(self) -> None:
+        """The source vector of a just-dealt round (before the peeks): cheap, no loops."""
+        src, o = self._src, self._off
+        src[:o["totals"]] = self._round_template  # all but the scores (``witnessed`` too)
+        src[o["phase"] + self.phase] = 1.0
+        src[o["turn"] + self.turn_player] = 1.0
+        src[o["deck"]] = len(self.deck) / NUM_CARDS
+
+    # -- turn structure ------------------------------------------------------------------------
+    def _after_forgetting(self, seat: int) -> None:
+        self._sync_seat(seat)  # the observation cache mirrors the tracker's memory
+
+    def _apply(self, action: int) -> None:
+        self._dispatch(action)
+        # Decisions with a single legal action are formalities: play them without asking.
+        while not self.terminated:
+            self.legal_mask()
+            if self._mask_count != 1:
+                break
+            self._dispatch(int(np.flatnonzero(self._mask)[0]))
+
+    def _dispatch(self, action: int) -> None:
+        self._mask_valid = False
+        seat = self.current_player
+        phase = self.phase
+        if action >= self.throw_base:
+            self._throw(seat, self._rel_slot[seat][action - self.throw_base])
+        elif action >= PICK_BASE:
+            self._pick(seat, self._rel_slot[seat][action - PICK_BASE])
+        elif action >= OWN_BASE:
+            slot = seat * SLOTS + action - OWN_BASE
+            if phase == DRAWN:
+                self._swap_in(seat, slot)
+            else:  # GIVE
+                target = self.selected
+                self._select(-1)
+                self._move_card(slot, target)
+                self._open_window(seat)
+        elif action == PASS:
+            self._advance_window()
+        elif action == CALL:
+            self._end_round(seat)
+        elif action == DRAW_DECK:
+            self._lock(-1)  # "until ... a new card has been drawn"
+            self._set_drawn(self._draw_card(), False)
+            self._set_phase(DRAWN)
+        elif action == DRAW_GRAVE:
+            self._lock(-1)
+            self._set_drawn(self._take_top(), True)
+            self._set_phase(DRAWN)
+        elif action == DISCARD:
+            card = self._clear_drawn()
+            self._land(card)
+            self._effect_step(seat, EFFECT_OF_KIND[KIND_OF[card]])
+        else:  # KEEP
+            self._select(-1)
+            self._open_window(seat)
+
+    def _begin_turn(self, seat: int) -> None:
+        self._set_turn(seat)
+        self.round_turns += 1
+        self._src[self._off["turns"]] = min(self.round_turns / TURN_SCALE, 1.0)
+        if self.hand_count[seat] == 0:
+            # "having no cards ... the game immediately stops once the player is reached"
+            self._end_round(seat)
+            return
+        self._set_phase(TURN)
+        self.current_player = seat
+
+    def _swap_in(self, seat: int, slot: int) -> None:
+        """Put the drawn card at ``slot``; the card there goes face up onto the graveyard."""
+        from_grave = self.drawn_from_grave
+        card = self._clear_drawn()
+        old = self.slots[slot]
+        self.slots[slot] = card
+        if from_grave:
+            self._see_all(slot, card)  # everyone saw which card was taken
+        else:
+            self._conceal(slot)
+            self._see(slot, card, seat)
+        self._land(old)
+        self._open_window(seat)
+
+    def _effect_step(self, seat: int, phase: int) -> None:
+        """Enter the effect ``phase`` (or the next step) if it has a target; else the turn's
+        discard is final and the reaction window opens."""
+        total = sum(self.hand_count)
+        if phase == LOOK_ANY and total == 0:
+            phase = SWAP_FIRST
+        if (phase < 0 or (phase == PEEK_OWN and self.hand_count[seat] == 0)
+                or (phase == PEEK_OTHER and total == self.hand_count[seat])
+                or (phase == SWAP_FIRST and total < 2)):
+            self._open_window(seat)
+            return
+        self._set_phase(phase)
+
+    def _pick(self, seat: int, slot: int) -> None:
+        phase = self.phase
+        if phase == SWAP_FIRST:
+            self._select(slot)
+            self._set_phase(SWAP_SECOND)
+        elif phase == SWAP_SECOND:
+            first = self.selected
+            self._select(-1)
+            self._swap_cards(first, slot)
+            self._open_window(seat)
+        else:  # a look: 7/8 own card, 9/10 another's card, black K any card
+            self._see(slot, self.slots[slot], seat)
+            if phase == LOOK_ANY:
+                self._effect_step(seat, SWAP_FIRST)
+            else:
+                self._open_window(seat)
+
+    # -- quick-play reaction windows -------------------------------------------------------
+    def _open_window(self, placer: int) -> None:
+        """A card landed on the graveyard: every seat, starting left of ``placer`` and ending
+        with ``placer``, may throw a matching card (or pass, or call)."""
+        n = self.num_players
+        self.queue = [(placer + k) % n for k in range(1, n + 1)]
+        self._set_phase(WINDOW)
+        self._advance_window()
+
+    def _advance_window(self) -> None:
+        queue = self.queue
+        while queue:
+            seat = queue.pop(0)
+            if self._has_window_choice(seat):
+                self.current_player = seat
+                return
+        self._begin_turn((self.turn_player + 1) % self.num_players)
+
+    def _has_window_choice(self, seat: int) -> bool:
+        if self._call_any:
+            return True
+        if self.hand_count[seat] >= SLOTS:
+            return False  # no room for a penalty card: may not throw
+        total = sum(self.hand_count)
+        if self.locked >= 0:
+            total -= self.hand_count[self.locked]
+        return total > 0
+
+    def _throw(self, seat: int, slot: int) -> None:
+        card = self.slots[slot]
+        owner = slot // SLOTS
+        if self._match[card] == self._match[self.grave[-1]]:
+            self._remove_card(slot)
+            self._land(card)
+            self._lock(owner)  # nobody fires from this stack again until a draw or another stack
+            if owner != seat and self.hand_count[seat] > 0:
+                self._select(slot)
+                self._set_phase(GIVE)
+                return
+            self._open_window(seat)
+            return
+        # A wrong throw: the card is shown to everyone and goes back; the thrower takes a
+        # hidden penalty card into its first empty position.
+        self._see_all(slot, card)
+        self._add_card(seat, self._draw_card())
+        self._advance_window()
+
+    # -- round and game end ----------------------------------------------------------------
+    def hand_points(self, seat: int) -> int:
+        base = seat * SLOTS
+        return sum(POINTS_OF[c] for c in self.slots[base:base + SLOTS] if c >= 0)
+
+    def _end_round(self, caller: int) -> None:
+        n = self.num_players
+        points = [0] * n
+        for x, card in enumerate(self.slots):
+            if card >= 0:
+                points[x >> 3] += POINTS_OF[card]  # x // SLOTS
+        lowest_other = min(points[s] for s in range(n) if s != caller)
+        gains = list(points)
+        if points[caller] >= lowest_other:
+            gains[caller] = CALL_PENALTY + (points[caller] if self.config["failed_call"] == "on_top"
+                                            else 0)
+        for s in range(n):
+            old = self.totals[s]
+            new = old + gains[s]
+            new = DROPS.get(new, new)
+            self.totals[s] = new
+            if self.reward_mode == "score":
+                self.rewards[s] -= new - old
+        self.last_round = gains
+        self.last_caller = caller
+        self._write_scores(self._src)
+        if self.config["episode"] == "round" or max(self.totals) > ELIMINATION:
+            best = min(self.totals)
+            self._mask_valid = False
+            self.finish([s for s in range(n) if self.totals[s] == best])
+            return
+        self.round_start = (self.round_start + 1) % n
+        self._start_round(None)
+
+    def result(self) -> dict[str, Any]:
+        out = super().result()
+        out.update(totals=list(self.totals), last_round=list(self.last_round),
+                   last_caller=self.last_caller, rounds=self.round_number)
+        return out
+
+    # -- legality ------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        if self._mask_valid:
+            return self._mask
+        mask = self._mask
+        mask.fill(0)
+        seat = self.current_player
+        phase = self.phase
+        ns = self.num_slots
+        count = 2  # turn starts and windows always offer at least two actions
+        if phase == WINDOW:
+            mask[PASS] = 1
+            if self._call_any:
+                mask[CALL] = 1
+            if self.hand_count[seat] < SLOTS:
+                tb = self.throw_base
+                mask[tb:tb + ns] = self._occ[self._perm[seat]]
+                if self.locked >= 0:
+                    r = (self.locked - seat) % self.num_players * SLOTS + tb
+                    mask[r:r + SLOTS] = 0
+        elif phase == TURN:
+            mask[CALL] = 1
+            mask[DRAW_DECK] = 1
+            if self.grave:
+                mask[DRAW_GRAVE] = 1
+        elif phase in (DRAWN, GIVE):
+            base = seat * SLOTS
+            mask[OWN_BASE:OWN_BASE + SLOTS] = self._occ[base:base + SLOTS]
+            if phase == DRAWN and not self.drawn_from_grave:
+                mask[DISCARD] = 1
+            elif phase == GIVE and self._give_optional:
+                mask[KEEP] = 1
+        else:
+            occ = self._occ[self._perm[seat]]
+            if phase == PEEK_OWN:
+                mask[PICK_BASE:PICK_BASE + SLOTS] = occ[:SLOTS]
+            elif phase == PEEK_OTHER:
+                mask[PICK_BASE + SLOTS:PICK_BASE + ns] = occ[SLOTS:]
+            else:
+                mask[PICK_BASE:PICK_BASE + ns] = occ
+                if phase == SWAP_SECOND:
+                    mask[PICK_BASE + self._rel_index(seat, self.selected)] = 0
+        if phase != WINDOW and phase != TURN:
+            count = int(np.count_nonzero(mask))
+        self._mask_count = count
+        self._mask_valid = True
+        return mask
+
+    def _rel_index(self, seat: int, slot: int) -> int:
+        return ((slot // SLOTS - seat) % self.num_players) * SLOTS + slot % SLOTS
+
+    # -- observations --------------------------------------------------------------------------
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        self._src.take(self._gidx[seat], out=out, mode="clip")
+
+    def write_state(self, out: np.ndarray) -> None:
+        n, ns = self.num_players, self.num_slots
+        out.fill(0.0)
+        view = self.state_layout.decode(out)
+        cards = view["cards"]
+        for slot, card in enumerate(self.slots):
+            if card >= 0:
+                cards[slot * NUM_KINDS + KIND_OF[card]] = 1.0
+                view["occupied"][slot] = 1.0
+        view["known"][:] = (self.tracker.known[:, :ns] >= 0).reshape(-1)
+        if self.drawn >= 0:
+            view["drawn_kind"][KIND_OF[self.drawn]] = 1.0
+        if self.grave:
+            view["top_kind"][KIND_OF[self.grave[-1]]] = 1.0
+        for card in self.deck:
+            view["deck_kinds"][KIND_OF[card]] += INV_COPIES_OF[card]
+        for card in self.grave:
+            view["grave_kinds"][KIND_OF[card]] += INV_COPIES_OF[card]
+        view["phase"][self.phase] = 1.0
+        view["current_player"][self.current_player] = 1.0
+        view["turn_player"][self.turn_player] = 1.0
+        if self.locked >= 0:
+            view["locked_stack"][self.locked] = 1.0
+        for s in range(n):
+            view["totals"][s] = min(max(self.totals[s] / TOTAL_SCALE, TOTAL_LOW), TOTAL_HIGH)
+
+    # -- determinization -----------------------------------------------------------------------
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Redeal what ``seat`` cannot know: face-down cards it does not remember, the deck,
+        buried graveyard cards it does not remember, and a card another seat drew from the
+        deck. Other seats keep remembering positions; what they remember follows the redeal."""
+        known = self.tracker.known
+        g = self.grave_base
+        hidden_slots = [x for x, c in enumerate(self.slots) if c >= 0 and known[seat, x] < 0]
+        buried = self.grave[:-1]
+        hidden_buried = [i for i, c in enumerate(buried) if known[seat, g + c] < 0]
+        buried_memory = [known[:, g + buried[i]].copy() for i in hidden_buried]
+        drawn_hidden = (self.drawn >= 0 and not self.drawn_from_grave
+                        and self.turn_player != seat)
+        pool = [self.slots[x] for x in hidden_slots] + self.deck
+        pool += [buried[i] for i in hidden_buried]
+        if drawn_hidden:
+            pool.append(self.drawn)
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        k = 0
+        for x in hidden_slots:
+            self.slots[x] = pool[k]
+            k += 1
+            col = known[:, x]
+            col[col >= 0] = pool[k - 1]
+        size = len(self.deck)
+        self.deck = pool[k:k + size]
+        k += size
+        for i in hidden_buried:
+            known[:, g + buried[i]] = -1
+        for i, memory in zip(hidden_buried, buried_memory, strict=True):
+            card = pool[k]
+            k += 1
+            self.grave[i] = card
+            known[:, g + card] = np.where(memory >= 0, card, -1)
+        if drawn_hidden:
+            self.drawn = pool[k]
+        self._compose_src(self._src)
+        self._mask_valid = False
+
+    def _after_load(self) -> None:
+        self._compose_src(self._src)
+        self._mask_valid = False
+
+    def check_invariants(self) -> None:
+        super().check_invariants()
+        n, g = self.num_players, self.grave_base
+        known = self.tracker.known
+        for s in range(n):
+            assert self.hand_count[s] == sum(
+                1 for c in self.slots[s * SLOTS:(s + 1) * SLOTS] if c >= 0), s
+        for x, card in enumerate(self.slots):
+            col = known[:, x]
+            if card < 0:
+                assert (col < 0).all() and not self.witnessed[:, x].any(), x
+            else:
+                assert ((col < 0) | (col == card)).all(), (x, card, col)
+                assert (self.witnessed[:, x] >= (col >= 0)).all(), x
+        buried = set(self.grave[:-1])
+        for c in range(NUM_CARDS):
+            col = known[:, g + c]
+            assert ((col < 0) | ((col == c) & (c in buried))).all(), c
+        assert (self.drawn >= 0) == (self.phase == DRAWN), self.phase
+        assert (self.selected >= 0) == (self.phase in (SWAP_SECOND, GIVE)), self.phase
+        reference = np.empty_like(self._src)
+        self._compose_src(reference)
+        np.testing.assert_array_equal(self._src, reference, err_msg="observation source stale")
+        if not self.done:
+            assert self.legal_mask().any()
+
+    # -- rendering -----------------------------------------------------------------------------
+    def render_text(self) -> str:
+        lines = [f"Memory-Uno round {self.round_number}, totals {self.totals}, "
+                 f"phase {PHASE_NAMES[self.phase]}, turn of player_{self.turn_player}"]
+        top = card_code(self.grave[-1]) if self.grave else "--"
+        lock = f", stack of player_{self.locked} locked" if self.locked >= 0 else ""
+        lines.append(f"graveyard top {top} ({len(self.grave)} cards), deck {len(self.deck)}{lock}")
+        if self.drawn >= 0:
+            src = "graveyard" if self.drawn_from_grave else "deck"
+            lines.append(f"drawn from the {src}: {card_code(self.drawn)}")
+        for s in range(self.num_players):
+            marker = "*" if s == self.current_player and not self.done else " "
+            cells = []
+            for p in range(SLOTS):
+                c = self.slots[s * SLOTS + p]
+                if c >= 0:
+                    cells.append(f"{p}:{card_code(c)}")
+            lines.append(f"{marker} player_{s} ({self.hand_points(s):>3} pts): {' '.join(cells)}")
+        if self.done:
+            lines.append(f"episode over: winners {self.winners}, last round {self.last_round}")
+        return "\n".join(lines)

@@ -1,0 +1,555 @@
+"""Every Memory-Uno rule as a scenario on a stacked deck (see card_envs/games/memory_uno/RULES.md).
+
+Seat ``s`` position ``p`` is engine slot ``8s + p``. Decks deal one card at a time to positions
+0, 1, 2, 3, starting with the first player (seat 0 here); the next cards are the deck, top first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from card_envs.core.cards import card_code, card_id
+from card_envs.games.memory_uno.engine import (
+    CALL,
+    DRAWN,
+    GIVE,
+    PEEK_OTHER,
+    PEEK_OWN,
+    SLOTS,
+    SWAP_FIRST,
+    SWAP_SECOND,
+    TURN,
+    WINDOW,
+    MemoryUnoEngine,
+)
+
+
+# -- helpers --------------------------------------------------------------------------------
+def stacked(hands: list[list[str]], draws: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """A full 54-card deck (top first) dealing ``hands[s][p]`` to seat s position p, then
+    ``draws`` in order, then every unused card in id order."""
+    n = len(hands)
+    order = [hands[s][p] for p in range(4) for s in range(n)] + list(draws)
+    used = {card_id(c) for c in order}
+    assert len(used) == len(order), "a card is used twice"
+    return order + [card_code(c) for c in range(54) if c not in used]
+
+
+def mu(hands: list[list[str]], draws: tuple[str, ...] | list[str] = (), **config) -> MemoryUnoEngine:
+    engine = MemoryUnoEngine(num_players=len(hands), first_player=0, **config)
+    engine.reset(seed=0, deck=stacked(hands, draws))
+    engine.check_invariants()
+    return engine
+
+
+def legal(engine: MemoryUnoEngine) -> set[str]:
+    return {engine.action_names[a] for a in np.flatnonzero(engine.legal_mask())}
+
+
+def play(engine: MemoryUnoEngine, *names: str) -> None:
+    for name in names:
+        assert name in legal(engine), f"{name} not legal for seat {engine.current_player}; " \
+                                      f"legal: {sorted(legal(engine))}"
+        engine.step(engine.action_id(name))
+        engine.check_invariants()
+
+
+def hand(engine: MemoryUnoEngine, seat: int) -> list[str | None]:
+    return [card_code(c) if c >= 0 else None for c in engine.slots[seat * SLOTS:(seat + 1) * SLOTS]]
+
+
+def memory(engine: MemoryUnoEngine, seat: int) -> dict[int, str]:
+    """Hand slots ``seat`` remembers: {slot: card code}."""
+    row = engine.tracker.known[seat, :engine.num_slots]
+    return {int(x): card_code(int(row[x])) for x in np.flatnonzero(row >= 0)}
+
+
+def view(engine: MemoryUnoEngine, seat: int) -> dict[str, np.ndarray]:
+    obs = np.empty(engine.layout.size, np.float32)
+    engine.write_observation(seat, obs)
+    return {k: v.copy() for k, v in engine.layout.decode(obs).items()}
+
+
+def clear_positions(engine: MemoryUnoEngine, slots: range | list[int]) -> None:
+    """Edge-case setup: move the cards at ``slots`` to the bottom of the deck, unseen."""
+    for x in slots:
+        if engine.slots[x] >= 0:
+            engine.deck.insert(0, engine.slots[x])
+            engine.slots[x] = -1
+            engine.hand_count[x // SLOTS] -= 1
+        engine.tracker.known[:, x] = -1
+        engine.witnessed[:, x] = 0
+    engine._after_load()
+    engine.check_invariants()
+
+
+def start_turn(engine: MemoryUnoEngine, seat: int) -> None:
+    """Edge-case setup: make it ``seat``'s turn."""
+    engine.current_player = seat
+    engine._set_turn(seat)
+    engine._mask_valid = False
+
+
+A_HANDS = [["5C", "9D", "2H", "3S"], ["KD", "7C", "QH", "AS"]]
+
+
+# -- setup: four cards, the bottom two peeked -----------------------------------------------------
+def test_deal_four_cards_each_in_fixed_positions_and_peek_bottom_two() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    assert hand(e, 0)[:4] == ["5C", "9D", "2H", "3S"] and hand(e, 0)[4:] == [None] * 4
+    assert hand(e, 1)[:4] == ["KD", "7C", "QH", "AS"]
+    assert e.hand_count == [4, 4] and e.grave == [] and len(e.deck) == 54 - 8
+    assert e.deck[-1] == card_id("8H")
+    assert memory(e, 0) == {2: "2H", 3: "3S"}
+    assert memory(e, 1) == {10: "QH", 11: "AS"}
+    assert e.current_player == 0 and e.phase == TURN
+    # graveyard empty: draw from the deck or call
+    assert legal(e) == {"call", "draw_deck"}
+
+
+def test_first_player_rotates_each_round_and_deal_starts_with_them() -> None:
+    e = MemoryUnoEngine(num_players=3, first_player=1, episode="game")
+    e.reset(seed=0, deck=stacked([["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"],
+                                  ["2H", "3H", "4H", "5H"]]))
+    # dealing starts with seat 1: the first card of the deck went to seat 1's position 0
+    assert hand(e, 1)[:4] == ["2C", "3C", "4C", "5C"]
+    assert hand(e, 2)[:4] == ["2D", "3D", "4D", "5D"]
+    assert hand(e, 0)[:4] == ["2H", "3H", "4H", "5H"]
+    assert e.current_player == 1
+    play(e, "call")  # seat 1: 14 vs 14 and 14: not strictly lowest
+    assert e.round_number == 2 and e.current_player == 2
+
+
+# -- card values ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("cards", "points"), [
+    (["AC", "2D", "9H", "TS"], 1 + 2 + 9 + 10),
+    (["JC", "QD", "KC", "KS"], 40),  # picture cards and black kings: 10
+    (["KD", "KH", "X1", "X2"], -2),  # red kings -1, jokers 0
+])
+def test_card_points(cards: list[str], points: int) -> None:
+    e = mu([cards, ["3C", "3D", "3H", "3S"]])
+    assert e.hand_points(0) == points
+
+
+# -- a turn: draw, then swap in or discard ----------------------------------------------------
+def test_swap_a_drawn_card_in_keeps_positions_and_discards_face_up() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    play(e, "draw_deck")
+    assert e.phase == DRAWN and legal(e) == {f"own:{p}" for p in range(4)} | {"discard"}
+    assert view(e, 0)["drawn_kind"].argmax() == 7 and not view(e, 1)["drawn_kind"].any()
+    play(e, "own:1")  # 8H replaces 9D at position 1
+    assert hand(e, 0)[:4] == ["5C", "8H", "2H", "3S"]
+    assert e.grave == [card_id("9D")]
+    assert memory(e, 0) == {1: "8H", 2: "2H", 3: "3S"}  # the drawer saw it; nobody else
+    assert memory(e, 1) == {10: "QH", 11: "AS"}
+    assert view(e, 1)["top_kind"].argmax() == 8  # the 9 is face up for everyone
+    # the reaction window: seat 1 first, seat 0 (who placed the card) last
+    assert e.phase == WINDOW and e.current_player == 1 and e.queue == [0]
+
+
+def test_graveyard_draw_must_be_kept_and_everyone_knows_where() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    play(e, "draw_deck", "own:1", "pass", "pass")  # 9D on the graveyard; seat 1's turn
+    assert e.current_player == 1 and legal(e) == {"call", "draw_deck", "draw_grave"}
+    play(e, "draw_grave")
+    assert "discard" not in legal(e)  # "for a card drawn from the deck" only
+    assert view(e, 0)["drawn_kind"].argmax() == 8 and view(e, 0)["drawn_from_grave"][0] == 1
+    play(e, "own:0")  # 9D replaces KD
+    assert hand(e, 1)[0] == "9D" and e.grave == [card_id("KD")]
+    assert memory(e, 0)[8] == "9D" and memory(e, 1)[8] == "9D"
+
+
+def test_stack_lock_is_cleared_by_a_draw() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    e.locked = 1
+    e._after_load()
+    play(e, "draw_deck")
+    assert e.locked == -1
+
+
+# -- effects of a card discarded from the deck ------------------------------------------------
+@pytest.mark.parametrize("drawn", ["7D", "8D"])
+def test_seven_and_eight_look_at_one_own_card(drawn: str) -> None:
+    e = mu(A_HANDS, draws=[drawn])
+    play(e, "draw_deck", "discard")
+    assert e.phase == PEEK_OWN and legal(e) == {f"pick:0.{p}" for p in range(4)}
+    play(e, "pick:0.0")
+    assert memory(e, 0) == {0: "5C", 2: "2H", 3: "3S"}
+    assert memory(e, 1) == {10: "QH", 11: "AS"}
+    assert view(e, 1)["seen_by"].reshape(2, 16)[1, 8] == 1  # seat 1 saw seat 0 look there
+    assert e.phase == WINDOW and e.grave == [card_id(drawn)]
+
+
+@pytest.mark.parametrize("drawn", ["9C", "TD"])
+def test_nine_and_ten_look_at_someone_elses_card(drawn: str) -> None:
+    e = mu(A_HANDS, draws=[drawn])
+    play(e, "draw_deck", "discard")
+    assert e.phase == PEEK_OTHER and legal(e) == {f"pick:1.{p}" for p in range(4)}
+    play(e, "pick:1.1")
+    assert memory(e, 0) == {2: "2H", 3: "3S", 9: "7C"}
+    assert memory(e, 1) == {10: "QH", 11: "AS"}
+
+
+@pytest.mark.parametrize("drawn", ["JD", "QC"])
+def test_jack_and_queen_swap_any_two_cards_unseen_and_memory_follows(drawn: str) -> None:
+    e = mu(A_HANDS, draws=[drawn])
+    play(e, "draw_deck", "discard")
+    assert e.phase == SWAP_FIRST and len(legal(e)) == 8
+    play(e, "pick:0.2")  # seat 0's 2H ...
+    assert e.phase == SWAP_SECOND and "pick:0.2" not in legal(e)
+    play(e, "pick:1.2")  # ... with seat 1's QH
+    assert hand(e, 0)[2] == "QH" and hand(e, 1)[2] == "2H"
+    # nobody looked; each seat's memory moved with the cards it knew
+    assert memory(e, 0) == {3: "3S", 10: "2H"}
+    assert memory(e, 1) == {2: "QH", 11: "AS"}
+
+
+def test_black_king_looks_at_any_card_then_swaps() -> None:
+    e = mu(A_HANDS, draws=["KS"])
+    play(e, "draw_deck", "discard", "pick:1.0")  # look at seat 1's KD
+    assert memory(e, 0)[8] == "KD" and e.phase == SWAP_FIRST
+    play(e, "pick:0.1", "pick:1.0")  # swap own unknown 9D with the red king
+    assert hand(e, 0)[1] == "KD" and hand(e, 1)[0] == "9D"
+    assert memory(e, 0) == {1: "KD", 2: "2H", 3: "3S"}
+    assert e.phase == WINDOW
+
+
+@pytest.mark.parametrize("drawn", ["KH", "AD", "6H", "X1"])
+def test_other_cards_have_no_effect(drawn: str) -> None:
+    e = mu(A_HANDS, draws=[drawn])
+    play(e, "draw_deck", "discard")
+    assert e.phase == WINDOW and e.current_player == 1 and e.grave == [card_id(drawn)]
+
+
+def test_look_at_someone_else_is_skipped_when_nobody_else_has_cards() -> None:
+    e = mu(A_HANDS, draws=["9H"])
+    clear_positions(e, range(8, 12))
+    play(e, "draw_deck", "discard")
+    assert e.phase == WINDOW
+
+
+# -- quick-play -----------------------------------------------------------------------------
+LOCK_HANDS = [["6C", "6D", "4H", "4S"], ["9C", "8C", "5S", "5C"], ["TC", "JC", "2D", "5D"]]
+
+
+def test_quick_play_own_card_is_not_replaced() -> None:
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard")  # 5H on the graveyard; window: 1, 2, 0
+    assert e.current_player == 1
+    play(e, "throw:0.2")  # seat 1 fires its own 5S
+    assert hand(e, 1)[:4] == ["9C", "8C", None, "5C"] and e.hand_count[1] == 3
+    assert e.grave == [card_id("5H"), card_id("5S")] and e.locked == 1
+    # a card landed: a new window, starting left of the thrower
+    assert e.phase == WINDOW and e.current_player == 2 and e.queue == [0, 1]
+
+
+def test_text_example_nobody_fires_twice_from_the_same_stack() -> None:
+    """"if one has fired a card from player 1 no other player can fire a card from player 1
+    until either a new card has been drawn or a card from another player's stack has been
+    fired." """
+    e = mu(LOCK_HANDS, draws=["5H", "2S"])
+    play(e, "draw_deck", "discard", "throw:0.2")  # seat 1 fires from its own stack
+    # seat 2 may not fire from seat 1's stack (offset 2 from seat 2)
+    assert not any(a.startswith("throw:2.") for a in legal(e))
+    assert {f"throw:0.{p}" for p in range(4)} <= legal(e)
+    play(e, "throw:0.3")  # seat 2 fires its own 5D: another stack
+    assert e.locked == 2
+    assert e.current_player == 0 and "throw:1.3" in legal(e)  # seat 1's stack is open again
+    assert not any(a.startswith("throw:2.") for a in legal(e))  # seat 2's is locked now
+    play(e, "throw:1.3")  # seat 0 fires seat 1's 5C (seat 0 never saw it, but it matches)
+    assert e.phase == GIVE and e.current_player == 0
+    assert legal(e) == {f"own:{p}" for p in range(4)} | {"keep"}
+    play(e, "own:2")  # seat 0 gives its 4H into seat 1's position 3
+    assert hand(e, 1)[3] == "4H" and hand(e, 0)[2] is None
+    assert e.hand_count == [3, 3, 3] and e.locked == 1
+    assert memory(e, 0) == {11: "4H", 3: "4S"}  # seat 0 knows where its 4H went
+    play(e, "pass", "pass", "pass")  # window 1, 2, 0 closes
+    assert e.current_player == 1 and e.phase == TURN
+    play(e, "draw_deck")  # a new card drawn: every stack is open again
+    assert e.locked == -1
+
+
+def test_wrong_throw_gets_a_hidden_penalty_card_and_the_card_goes_back() -> None:
+    e = mu(LOCK_HANDS, draws=["5H", "QS"])
+    play(e, "draw_deck", "discard")
+    play(e, "throw:2.0")  # seat 1 fires seat 0's 6C on a 5: wrong
+    assert hand(e, 0)[0] == "6C" and e.grave == [card_id("5H")]
+    assert all(memory(e, s)[0] == "6C" for s in range(3))  # everyone saw it
+    assert hand(e, 1)[4] == "QS" and e.hand_count[1] == 5  # penalty: first empty position
+    assert all(12 not in memory(e, s) for s in range(3))  # nobody saw the penalty card
+    assert e.locked == -1  # nothing was fired
+    assert e.current_player == 2 and e.queue == [0]  # the window goes on
+
+
+def test_give_after_throw_can_be_required() -> None:
+    e = mu(LOCK_HANDS, draws=["5H"], give_after_throw="required")
+    play(e, "draw_deck", "discard", "pass", "pass", "throw:1.2")  # seat 0 fires seat 1's 5S
+    assert e.phase == GIVE and legal(e) == {f"own:{p}" for p in range(4)}
+
+
+def test_keep_leaves_the_fired_position_empty() -> None:
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard", "pass", "pass", "throw:1.2", "keep")
+    assert hand(e, 1)[2] is None and e.hand_count == [4, 3, 4]
+    assert e.phase == WINDOW and e.current_player == 1
+
+
+def test_match_by_points_lets_a_ten_take_a_jack() -> None:
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "JS", "5C"]]
+    e = mu(hands, draws=["TH"], match="rank")
+    play(e, "draw_deck", "discard", "pick:1.0", "throw:0.2")  # 10 then J: wrong by rank
+    assert e.hand_count[1] == 5
+    e = mu(hands, draws=["TH"], match="points")
+    play(e, "draw_deck", "discard", "pick:1.0", "throw:0.2")  # both worth 10: right
+    assert e.hand_count[1] == 3 and e.grave[-1] == card_id("JS")
+
+
+def test_red_king_matches_black_king_by_rank_but_not_by_points() -> None:
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "KS", "5C"]]
+    e = mu(hands, draws=["KD"])
+    play(e, "draw_deck", "discard", "throw:0.2")
+    assert e.hand_count[1] == 3
+    e = mu(hands, draws=["KD"], match="points")
+    play(e, "draw_deck", "discard", "throw:0.2")
+    assert e.hand_count[1] == 5
+
+
+def test_a_full_hand_may_not_throw_and_call_timing_turn_skips_pointless_windows() -> None:
+    e = mu(A_HANDS, draws=["8H"], call_timing="turn")
+    for p in range(4, 8):
+        e.slots[8 + p] = card_id(["2C", "3C", "4C", "6C"][p - 4])
+        e.deck.remove(e.slots[8 + p])
+    e.hand_count[1] = 8
+    e._after_load()
+    play(e, "draw_deck", "own:1")
+    # seat 1 (8 cards) could only pass: skipped. Seat 0 may throw (no call in windows).
+    assert e.current_player == 0 and "call" not in legal(e) and "throw:1.7" in legal(e)
+    play(e, "pass")
+    assert e.current_player == 1 and e.phase == TURN
+
+
+def test_windows_ask_every_seat_in_order_starting_left_of_the_placer() -> None:
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "5S", "5C"], ["TC", "JC", "2D", "5D"],
+             ["TH", "JH", "2S", "3D"]]
+    e = mu(hands, draws=["AH"])
+    play(e, "draw_deck", "discard")
+    asked = []
+    while e.phase == WINDOW:
+        asked.append(e.current_player)
+        play(e, "pass")
+    assert asked == [1, 2, 3, 0] and e.current_player == 1 and e.phase == TURN
+
+
+# -- ending a round ---------------------------------------------------------------------------
+def test_call_with_strictly_lowest_hand_everyone_adds_their_points() -> None:
+    e = mu([["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "9S"]])
+    play(e, "call")
+    assert e.terminated and e.totals == [10, 40, 36] and e.winners == [0]
+    assert e.rewards.tolist() == [1.0, -1.0, -1.0]
+
+
+@pytest.mark.parametrize(("failed_call", "caller_total"), [("on_top", 10 + 30), ("instead", 30)])
+def test_failed_call_scores_thirty_penalty(failed_call: str, caller_total: int) -> None:
+    # a tie is not enough: "the same amount of points or more"
+    e = mu([["AC", "2C", "3C", "4C"], ["AD", "2D", "3D", "4D"]], failed_call=failed_call)
+    play(e, "call")
+    assert e.totals == [caller_total, 10] and e.winners == [1]
+
+
+def test_call_in_a_reaction_window() -> None:
+    e = mu([["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"]], draws=["5H"])
+    play(e, "draw_deck", "discard", "pass")
+    assert e.current_player == 0 and "call" in legal(e)  # right after its own turn
+    play(e, "call")
+    assert e.terminated and e.last_caller == 0 and e.totals == [10, 40]
+
+
+def test_no_cards_ends_the_round_when_the_players_turn_comes() -> None:
+    e = mu([["5C", "9D", "2H", "3S"], ["KD", "7C", "X1", "AS"]], draws=["8H"])
+    clear_positions(e, range(0, 4))
+    start_turn(e, 1)
+    play(e, "draw_deck", "own:1")  # 8H for 7C; seat 0, without cards, may still react
+    assert e.current_player == 0 and legal(e) == {"pass", "throw:1.0", "throw:1.1",
+                                                  "throw:1.2", "throw:1.3", "call"}
+    play(e, "pass", "pass")
+    # seat 0 has no cards when its turn comes: the round ends with seat 0 as the caller,
+    # 0 points against seat 1's KD 8H X1 AS = 8
+    assert e.terminated and e.last_caller == 0 and e.totals == [0, 8]
+
+
+def test_no_cards_still_needs_the_strictly_lowest_hand() -> None:
+    e = mu([["5C", "9D", "2H", "3S"], ["KD", "AC", "X1", "X2"]], draws=["8H"])
+    clear_positions(e, range(0, 4))
+    start_turn(e, 1)
+    play(e, "draw_deck", "own:1", "pass", "pass")  # seat 1: KD AC->8H X1 X2 = 7 points
+    assert e.terminated and e.totals == [0, 7]
+    e = mu([["5C", "9D", "2H", "3S"], ["KD", "AC", "X1", "X2"]], draws=["AH"])
+    clear_positions(e, range(0, 4))
+    start_turn(e, 1)
+    play(e, "draw_deck", "own:1", "pass", "pass")  # seat 1: -1 + 1 + 0 + 0 = 0: a tie
+    assert e.terminated and e.totals == [30, 0] and e.winners == [1]
+
+
+# -- the game: totals, 50 and 100, elimination ---------------------------------------------------
+def _game_call(totals: list[int], hands: list[list[str]], **config) -> MemoryUnoEngine:
+    e = mu(hands, episode="game", **config)
+    e.totals = list(totals)
+    e._after_load()
+    play(e, "call")
+    return e
+
+
+def test_directly_hitting_50_drops_to_0_and_100_to_50() -> None:
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "X1"]]
+    e = _game_call([40, 60, 73], hands)  # 40+10=50 -> 0; 60+40=100 -> 50; 73+27=100 -> 50
+    assert e.totals == [0, 50, 50] and not e.done and e.round_number == 2
+
+
+def test_passing_over_50_does_not_drop() -> None:
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"]]
+    e = _game_call([45, 5], hands)
+    assert e.totals == [55, 45]
+
+
+def test_exceeding_100_ends_the_game_lowest_total_wins() -> None:
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "X1"]]
+    e = _game_call([80, 70, 10], hands)  # 90, 110, 37
+    assert e.terminated and e.totals == [90, 110, 37] and e.winners == [2]
+    assert e.result()["totals"] == [90, 110, 37]
+
+
+def test_score_rewards_pay_the_change_in_each_total() -> None:
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "X1"]]
+    e = _game_call([40, 60, 3], hands, reward="score")
+    assert e.totals == [0, 50, 30]
+    assert e.rewards.tolist() == [40.0, 10.0, -27.0]
+
+
+def test_a_game_plays_rounds_until_someone_exceeds_100() -> None:
+    e = MemoryUnoEngine(num_players=3, episode="game", first_player=0)
+    e.reset(seed=4)
+    starts = []
+    while not e.done:
+        if e.phase == TURN and e.round_turns == 1:
+            starts.append(e.current_player)
+        e.step(CALL)  # every first player calls at once
+    assert max(e.totals) > 100 and e.round_number == len(starts)
+    assert starts == [r % 3 for r in range(len(starts))]
+
+
+# -- memory modes ---------------------------------------------------------------------------
+def test_perfect_memory_keeps_peeks() -> None:
+    e = mu(A_HANDS, draws=["7D", "8D", "3H"])
+    play(e, "draw_deck", "discard", "pick:0.0", "pass", "pass")
+    play(e, "draw_deck", "own:0", "pass", "pass")  # seat 1 swaps 8D in
+    assert view(e, 0)["known"][:4].tolist() == [1, 0, 1, 1]
+    assert memory(e, 0) == {0: "5C", 2: "2H", 3: "3S"}
+
+
+def test_no_memory_shows_a_peek_at_the_next_decision_only() -> None:
+    e = mu(A_HANDS, draws=["7D"], memory="none")
+    assert memory(e, 0) == {2: "2H", 3: "3S"}  # the deal's peek, before any decision
+    play(e, "draw_deck")
+    assert memory(e, 0) == {}  # forgotten after its first decision
+    play(e, "discard", "pick:0.1")
+    assert memory(e, 0) == {1: "9D"}  # what it just looked at is there for its next decision
+    assert view(e, 0)["known"][1] == 1
+    play(e, "pass")  # seat 1 passes; seat 0 decides in the window
+    assert e.current_player == 0
+    assert view(e, 0)["known"][1] == 1
+    play(e, "pass")
+    assert memory(e, 0) == {}
+
+
+def test_forgetting_probability_is_between_perfect_and_none() -> None:
+    kept = []
+    for seed in range(40):
+        e = MemoryUnoEngine(num_players=2, first_player=0, memory=0.5)
+        e.reset(seed=seed, deck=stacked(A_HANDS, draws=["7D"]))
+        play(e, "draw_deck", "discard", "pick:0.0", "pass", "pass")
+        kept.append(len(memory(e, 0)))  # 3 cards known before the last two decisions
+    assert 0.3 < np.mean(kept) < 2.5
+
+
+def test_blind_swap_moves_each_seats_knowledge_with_the_card() -> None:
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "5S", "5C"], ["TC", "JC", "2D", "5D"]]
+    e = mu(hands, draws=["9H", "JH"])
+    play(e, "draw_deck", "discard", "pick:1.0")  # seat 0 looks at seat 1's 9C
+    play(e, "pass", "pass", "pass")
+    play(e, "draw_deck", "discard")  # seat 1 discards the jack: swap any two
+    play(e, "pick:0.0", "pick:1.3")  # seat 1 swaps its own 9C with seat 2's 5D
+    assert hand(e, 1)[0] == "5D" and hand(e, 2)[3] == "9C"
+    assert memory(e, 0) == {2: "4H", 3: "4S", 19: "9C"}  # seat 0 follows its 9C
+    assert memory(e, 1) == {10: "5S", 11: "5C"}  # seat 1 never saw either card
+    assert memory(e, 2) == {18: "2D", 8: "5D"}  # seat 2 follows its 5D
+
+
+def test_seen_by_is_a_public_record_in_relative_seat_order() -> None:
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "5S", "5C"], ["TC", "JC", "2D", "5D"]]
+    e = mu(hands, draws=["9H"])
+    play(e, "draw_deck", "discard", "pick:1.0")  # seat 0 looks at seat 1's position 0
+    v2 = view(e, 2)  # seat 2: offset 1 is seat 0, offset 2 is seat 1
+    seen = v2["seen_by"].reshape(3, 24)
+    assert seen[1, 2 * SLOTS + 0] == 1  # seat 0 has seen seat 1's position 0
+    assert not v2["known"][2 * SLOTS + 0]  # but seat 2 does not know the card
+
+
+# -- the rest of the table ---------------------------------------------------------------------
+def test_empty_deck_reshuffles_the_graveyard_under_its_top() -> None:
+    e = mu(A_HANDS, draws=["5H"])
+    e.grave = e.deck[:-1]
+    e.deck = e.deck[-1:]
+    e._after_load()
+    buried = sorted(e.grave)
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    assert e.grave == [card_id("5H")] and len(e.deck) == 54 - 8 - 2
+    assert sorted(e.deck + [e.drawn]) == buried
+
+
+def test_single_option_decisions_are_played_automatically() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    clear_positions(e, range(1, 4))
+    e.grave = [card_id("2C")]
+    e.deck.remove(card_id("2C"))
+    e._after_load()
+    play(e, "draw_grave")  # one own card: the swap is forced, so it happens at once
+    assert hand(e, 0)[0] == "2C" and e.phase == WINDOW
+
+
+def test_observation_is_relative_and_hides_what_a_seat_cannot_know() -> None:
+    e = mu(A_HANDS, draws=["8H"])
+    v0, v1 = view(e, 0), view(e, 1)
+    assert v0["occupied"][:4].all() and v0["occupied"][8:12].all()
+    assert v0["known"][2:4].all() and not v0["known"][8:].any()
+    assert v1["known"][2:4].all()  # seat 1's own bottom two, in its own first block
+    assert v0["known_kind"].reshape(16, 15)[2].argmax() == 1  # 2H: kind "2"
+    assert v0["phase"][TURN] == 1 and v0["turn_player"].tolist() == [1, 0]
+    assert v1["turn_player"].tolist() == [0, 1]
+
+
+def test_action_names_and_sizes() -> None:
+    e = MemoryUnoEngine()
+    assert e.num_actions == 14 + 16 * 4 and e.action_name(CALL) == "call"
+    assert e.action_name(e.throw_base) == "throw:0.0"
+    assert e.layout.size == MemoryUnoEngine(num_players=4).layout.size
+    assert PEEK_OWN != PEEK_OTHER
+
+
+def test_bad_options_name_the_key() -> None:
+    with pytest.raises(ValueError, match="first_player"):
+        MemoryUnoEngine(num_players=3, first_player=3)
+    with pytest.raises(ValueError, match="match"):
+        MemoryUnoEngine(match="suit")
+    with pytest.raises(ValueError, match="failed_call"):
+        MemoryUnoEngine(failed_call=30)
+
+
+# -- baseline ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("config", "margin"), [({}, 0.40), ({"episode": "game"}, 0.60),
+                                                 ({"num_players": 2}, 0.65)])
+def test_heuristic_beats_random(config: dict, margin: float) -> None:
+    from card_envs.agents.arena import head_to_head
+
+    result = head_to_head("memory_uno", "heuristic", "random", games=300, seed=0, **config)
+    assert result.win_rate > margin, result
