@@ -48,7 +48,7 @@ def measure_aec(make: Callable[[], object], seconds: float, seed: int = 0) -> tu
             if term or trunc:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = obs["action_mask"].nonzero()[0]
                 action = int(legal[rng.randrange(legal.size)])
                 decisions += 1
             env.step(action)
@@ -66,7 +66,7 @@ def measure_gym(game: str, seconds: float, seed: int = 0) -> tuple[int, int, flo
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        legal = np.flatnonzero(info["action_mask"])
+        legal = info["action_mask"].nonzero()[0]
         _, _, term, trunc, info = env.step(int(legal[rng.randrange(legal.size)]))
         steps += 1
         if term or trunc:

@@ -270,8 +270,6 @@ class RoyEngine(Engine):
             views = self._views
             views[seat, self._hand0 + card] = 0.0
             self._update_hand_size(seat, len(hand))
-            views[:, self._top0 + under] = 0.0
-            views[:, self._top0 + card] = 1.0
             if self._perfect_memory:
                 views[:, self._mem0 + under] = 1.0
             if self.announced_suit >= 0:
@@ -370,8 +368,10 @@ class RoyEngine(Engine):
                 self._views[s, self.s_phase] = 0.0
                 self._views[s, self.s_penalty] = 0.0
                 self._views[s, self.s_deck] = 0.0
+                self._views[s, self.s_top] = 0.0
             self._views_ok = True
         out[:] = self._views[seat]
+        out[self._top0 + self.discard[-1]] = 1.0
         out[self.s_phase.start + self.phase] = 1.0
         if self.ace_chain:
             out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
