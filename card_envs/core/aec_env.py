@@ -16,10 +16,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from card_envs.core.engine import Engine
+from card_envs.core.render import RENDER_MODES, check_render_mode, render
 
 ILLEGAL_ACTION_MODES = ("error", "penalty")
-RENDER_MODES = ("ansi", "human")
 RESET_OPTIONS = ("deck",)
+
+
+def check_illegal_action_mode(value: str) -> None:
+    if value not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"invalid value {value!r} for 'illegal_action': allowed values are "
+                         + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
 
 
 def warn_unknown_options(options: dict[str, Any]) -> None:
@@ -53,16 +59,8 @@ class CardAECEnv(AECEnv):
         illegal_action: str = "error",
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"invalid value {render_mode!r} for 'render_mode': allowed values are None, "
-                + ", ".join(repr(m) for m in RENDER_MODES)
-            )
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"invalid value {illegal_action!r} for 'illegal_action': allowed values are "
-                + ", ".join(repr(m) for m in ILLEGAL_ACTION_MODES)
-            )
+        check_render_mode(render_mode)
+        check_illegal_action_mode(illegal_action)
         self.engine = engine
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -202,16 +200,7 @@ class CardAECEnv(AECEnv):
 
     # -- utilities ---------------------------------------------------------------------------
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.engine.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.engine, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -65,6 +65,14 @@ def float_range(lo: float, hi: float) -> Callable[[Any], str | None]:
     return check
 
 
+def seat_or_random(value: Any) -> str | None:
+    """Check for options naming a seat (a dealer, a first player) or ``"random"``; the engine
+    checks the upper bound once it knows the player count."""
+    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    return "'random' or a seat number"
+
+
 def _memory_check(value: Any) -> str | None:
     if value in ("perfect", "none"):
         return None

@@ -18,12 +18,12 @@ from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.aec_env import (
-    ILLEGAL_ACTION_MODES,
-    RENDER_MODES,
     IllegalActionError,
+    check_illegal_action_mode,
     warn_unknown_options,
 )
 from card_envs.core.engine import Engine
+from card_envs.core.render import RENDER_MODES, check_render_mode, render
 
 #: Re-deals tried when an episode ends before the learner's first decision.
 _MAX_REDEALS = 100
@@ -64,12 +64,8 @@ class CardGymEnv(gymnasium.Env):
             self.engine = make_engine(game, **config)
         engine = self.engine
         n = engine.num_players
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"invalid value {render_mode!r} for 'render_mode': allowed values "
-                             f"are None, {', '.join(map(repr, RENDER_MODES))}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"invalid value {illegal_action!r} for 'illegal_action': allowed "
-                             f"values are {', '.join(map(repr, ILLEGAL_ACTION_MODES))}")
+        check_render_mode(render_mode)
+        check_illegal_action_mode(illegal_action)
         if learner_seat != "random" and not (
             isinstance(learner_seat, int) and 0 <= learner_seat < n
         ):
@@ -160,16 +156,8 @@ class CardGymEnv(gymnasium.Env):
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.engine.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.engine, self.render_mode)
 
-    # -- internals -----------------------------------------------------------------------------
     def _play_opponents(self) -> float:
         """Step opponents until the learner is to act or the episode ends; learner's reward."""
         engine = self.engine

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from card_envs.core.cards import COLOUR_OF, RANK_OF, RANKS, card_code
-from card_envs.core.config import Option, int_range
+from card_envs.core.config import Option, int_range, seat_or_random
 from card_envs.core.engine import Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
@@ -108,12 +108,6 @@ def cell_name(cell: int) -> str:
     return f"{ROW_NAMES[CELL_ROW[cell]]}{CELL_COL[cell] + 1}"
 
 
-def _check_first_player(value: Any) -> str | None:
-    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-        return None
-    return "'random' or a seat number"
-
-
 class DeluxeMemoryEngine(Engine):
     name = "deluxe_memory"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -136,7 +130,7 @@ class DeluxeMemoryEngine(Engine):
                                    "(as in Memory); False: pick both, then look.",
                              choices=(True, False)),
         "first_player": Option("random", "Who goes first: a seat or 'random'.",
-                               check=_check_first_player),
+                               check=seat_or_random),
     }
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
         {"simplicity": True},

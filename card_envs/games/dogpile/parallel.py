@@ -27,7 +27,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from card_envs.core.aec_env import RENDER_MODES, warn_unknown_options
+from card_envs.core.aec_env import warn_unknown_options
+from card_envs.core.render import RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 
 
@@ -38,9 +39,7 @@ class DogpileParallelEnv(ParallelEnv):
                 "is_parallelizable": True}
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"invalid value {render_mode!r} for 'render_mode': allowed values "
-                             f"are None, {', '.join(map(repr, RENDER_MODES))}")
+        check_render_mode(render_mode)
         self.engine = DogpileEngine(**config)
         self.render_mode = render_mode
         n = self.engine.num_players
@@ -158,16 +157,7 @@ class DogpileParallelEnv(ParallelEnv):
         return out
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        text = self.engine.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.engine, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
-from card_envs.core.config import Option
+from card_envs.core.config import Option, seat_or_random
 from card_envs.core.engine import Engine
 from card_envs.core.knowledge import KnowledgeTracker, forget_probability
 from card_envs.core.obs_layout import ObsLayout
@@ -93,12 +93,6 @@ ROUND_LOW, ROUND_HIGH = -0.5, 1.5
 _VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v")
 
 
-def _check_first_player(value: Any) -> str | None:
-    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-        return None
-    return "'random' or a seat number"
-
-
 class MemoryUnoEngine(Engine):
     name = "memory_uno"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -119,7 +113,7 @@ class MemoryUnoEngine(Engine):
                               "(only at the start of your turn).", choices=("any", "turn")),
         "first_player": Option("random", "Who starts the first round: a seat or 'random' "
                                "(later rounds: the next seat clockwise).",
-                               check=_check_first_player),
+                               check=seat_or_random),
     }
     STATE_FIELDS = (
         "slots", "hand_count", "deck", "grave", "drawn", "drawn_from_grave", "phase",

@@ -22,7 +22,7 @@ from card_envs.core.cards import (
     card_code,
     make_card,
 )
-from card_envs.core.config import Option, int_range
+from card_envs.core.config import Option, int_range, seat_or_random
 from card_envs.core.engine import Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
@@ -46,12 +46,6 @@ NEXT_HIGHER: list[int] = [
 JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
 
 
-def _check_first_dealer(value: Any) -> str | None:
-    if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-        return None
-    return "'random' or a seat number"
-
-
 class RoyEngine(Engine):
     name = "roy"
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -63,7 +57,7 @@ class RoyEngine(Engine):
         "draw_when_able": Option(False, "Allow drawing even when a discard is possible.",
                                  choices=(False, True)),
         "first_dealer": Option("random", "Dealer of the first hand: a seat or 'random'.",
-                               check=_check_first_dealer),
+                               check=seat_or_random),
     }
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
