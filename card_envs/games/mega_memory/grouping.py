@@ -1,0 +1,206 @@
+"""Groups (MATCHES and SAME SUIT RUNS), their points, and the exact best regrouping.
+
+A card is ``suit * 13 + rank`` with Aces low (rank 0) and Kings high (rank 12): runs never wrap
+(``Q K A`` is not a run). Points per group: 2 cards 1, 3 cards 2, four of a kind 5, a run of
+``n >= 4`` cards ``5 + 3 * (n - 4)``.
+
+:func:`best_grouping` computes, for any set of scored cards, the most points over every way of
+splitting all of them into groups (every card in exactly one group), or ``-1`` if no split
+exists. It is a dynamic programme over the ranks A..K whose state is, per suit, the length of
+the run still open at the previous rank (0, 1, 2, 3 or "4 or more": beyond four cards every
+extra card is worth exactly 3, so longer runs need not be told apart).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+from card_envs.core.cards import RANK_OF, SUIT_OF
+
+#: Points of a match of ``m`` cards (m = 2, 3, 4); index 0 and 1 are never a match.
+MATCH_VALUE = (0, 0, 1, 2, 5)
+#: Points gained by extending an open run whose length code is ``c`` (1, 2, 3, 4+) by one card:
+#: 1 -> 2 cards is +1, 2 -> 3 is +1, 3 -> 4 is +3 (2 -> 5), and each card beyond four is +3.
+_EXTEND_GAIN = (0, 1, 1, 3, 3)
+
+
+def run_value(n: int) -> int:
+    if n < 2:
+        return 0
+    if n < 4:
+        return n - 1
+    return 5 + 3 * (n - 4)
+
+
+def group_value(cards: list[int] | tuple[int, ...]) -> int:
+    """Points of ``cards`` as one group, or ``-1`` if they are neither a match nor a run."""
+    n = len(cards)
+    if n < 2:
+        return -1
+    rank0 = RANK_OF[cards[0]]
+    if all(RANK_OF[c] == rank0 for c in cards):
+        return MATCH_VALUE[n]
+    suit0 = SUIT_OF[cards[0]]
+    if not all(SUIT_OF[c] == suit0 for c in cards):
+        return -1
+    ranks = sorted(RANK_OF[c] for c in cards)
+    if ranks[-1] - ranks[0] != n - 1 or len(set(ranks)) != n:
+        return -1
+    return run_value(n)
+
+
+def is_group(cards: list[int] | tuple[int, ...]) -> bool:
+    return group_value(cards) >= 0
+
+
+@lru_cache(maxsize=1 << 16)
+def centre_subsets(fixed: tuple[int, ...], tops: tuple[int, ...]) -> tuple[int, ...]:
+    """Every pile bitmask ``S`` such that ``fixed`` plus the face-up cards ``tops[S]`` form one
+    match or one run of at least two cards (``S`` may be 0 when ``fixed`` is a group itself).
+
+    ``tops`` holds the face-up card of each centre pile, ``-1`` for an empty pile. Cached: the
+    engine asks this at every decision and the same positions recur.
+    """
+    return tuple(_centre_subsets(fixed, tops))
+
+
+def _centre_subsets(fixed: tuple[int, ...], tops: tuple[int, ...]) -> list[int]:
+    if len(fixed) == 1:
+        # Fast exit for the common case: no top shares the rank or neighbours it in suit.
+        rank, suit = RANK_OF[fixed[0]], SUIT_OF[fixed[0]]
+        for t in tops:
+            if t >= 0 and (RANK_OF[t] == rank
+                           or (SUIT_OF[t] == suit and abs(RANK_OF[t] - rank) == 1)):
+                break
+        else:
+            return []
+    out: list[int] = []
+    rank0 = RANK_OF[fixed[0]]
+    nfix = len(fixed)
+    if all(RANK_OF[c] == rank0 for c in fixed):
+        piles = [p for p, t in enumerate(tops) if t >= 0 and RANK_OF[t] == rank0]
+        for k in range(1 << len(piles)):
+            mask = 0
+            count = nfix
+            for i, p in enumerate(piles):
+                if k >> i & 1:
+                    mask |= 1 << p
+                    count += 1
+            if count >= 2:
+                out.append(mask)
+    suit0 = SUIT_OF[fixed[0]]
+    if nfix > 1 and not all(SUIT_OF[c] == suit0 for c in fixed):
+        return out
+    have: dict[int, int] = {}
+    for p, t in enumerate(tops):
+        if t >= 0 and SUIT_OF[t] == suit0:
+            have[RANK_OF[t]] = p
+    fixed_ranks = {RANK_OF[c] for c in fixed}
+    lo, hi = min(fixed_ranks), max(fixed_ranks)
+    need = 0
+    for r in range(lo, hi + 1):
+        if r not in fixed_ranks:
+            if r not in have:
+                return out
+            need |= 1 << have[r]
+    lows = [(lo, 0)]
+    r, m = lo - 1, 0
+    while r >= 0 and r in have:
+        m |= 1 << have[r]
+        lows.append((r, m))
+        r -= 1
+    highs = [(hi, 0)]
+    r, m = hi + 1, 0
+    while r <= 12 and r in have:
+        m |= 1 << have[r]
+        highs.append((r, m))
+        r += 1
+    for low, mlow in lows:
+        for high, mhigh in highs:
+            if high > low:
+                out.append(need | mlow | mhigh)
+    return out
+
+
+# -- the exact best regrouping ------------------------------------------------------------------
+
+_TRANSITIONS: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+
+
+def _transitions(state: int, column: int) -> tuple[tuple[int, int], ...]:
+    """(next state, points gained) for every way to place the cards of one rank.
+
+    ``state`` packs 3 bits per suit: the open run's length code (0 none, 1..3, 4 = four+).
+    ``column`` has bit ``s`` set when suit ``s`` holds a card of this rank. A card extends its
+    suit's open run, starts a new run, or joins this rank's match; an open run whose suit has no
+    card here closes, which is only allowed at length two or more. Starting a new run next to an
+    open run of two or more is left out: extending that run instead is always worth more (run
+    points are superadditive), so the optimum is unchanged.
+    """
+    key = (state, column)
+    cached = _TRANSITIONS.get(key)
+    if cached is not None:
+        return cached
+    per_suit: list[list[tuple[int, int, int]]] = []  # (new code, gain, joins the match)
+    for s in range(4):
+        code = state >> (3 * s) & 7
+        if not column >> s & 1:
+            per_suit.append([] if code == 1 else [(0, 0, 0)])
+            continue
+        opts = []
+        if code:
+            opts.append((min(code + 1, 4), _EXTEND_GAIN[code], 0))
+        if code == 0:
+            opts.append((1, 0, 0))
+        if code != 1:
+            opts.append((0, 0, 1))
+        per_suit.append(opts)
+    best: dict[int, int] = {}
+    for combo in product(*per_suit):
+        matched = sum(o[2] for o in combo)
+        if matched == 1:
+            continue
+        gain = MATCH_VALUE[matched] + sum(o[1] for o in combo)
+        nxt = 0
+        for s, o in enumerate(combo):
+            nxt |= o[0] << (3 * s)
+        if best.get(nxt, -1) < gain:
+            best[nxt] = gain
+    result = tuple(best.items())
+    _TRANSITIONS[key] = result
+    return result
+
+
+def _open_length_one(state: int) -> bool:
+    return any(state >> (3 * s) & 7 == 1 for s in range(4))
+
+
+@lru_cache(maxsize=1 << 16)
+def best_grouping(mask: int) -> int:
+    """Most points over every split of the cards in ``mask`` (bit ``c`` = card ``c``) into
+    groups, every card used once; ``-1`` when no split exists; ``0`` for no cards."""
+    states = {0: 0}
+    suits = [mask >> (13 * s) & 0x1FFF for s in range(4)]
+    for rank in range(13):
+        column = ((suits[0] >> rank & 1) | (suits[1] >> rank & 1) << 1
+                  | (suits[2] >> rank & 1) << 2 | (suits[3] >> rank & 1) << 3)
+        if not column and len(states) == 1 and 0 in states:
+            continue  # nothing open and nothing here
+        nxt: dict[int, int] = {}
+        for state, value in states.items():
+            for new_state, gain in _transitions(state, column):
+                total = value + gain
+                if nxt.get(new_state, -1) < total:
+                    nxt[new_state] = total
+        if not nxt:
+            return -1
+        states = nxt
+    return max((v for st, v in states.items() if not _open_length_one(st)), default=-1)
+
+
+def cards_mask(cards: list[int] | tuple[int, ...]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
