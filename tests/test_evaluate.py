@@ -1,0 +1,122 @@
+"""Evaluation: statistics on agents whose win rate is known, any agent type in any seat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from card_envs.agents import Agent
+from training.actors import RandomActor, make_actor
+from training.evaluate import evaluate, format_table, main, play_games, wilson_interval
+
+
+def test_wilson_interval_matches_reference_values() -> None:
+    # Reference values from the closed form (e.g. statsmodels proportion_confint method="wilson").
+    lo, hi = wilson_interval(50, 100)
+    assert (lo, hi) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    lo, hi = wilson_interval(0, 20)
+    assert lo == 0.0 and hi == pytest.approx(0.1611, abs=1e-4)
+    lo, hi = wilson_interval(95, 100)
+    assert (lo, hi) == pytest.approx((0.8883, 0.9785), abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+class FirstLegal(Agent):
+    name = "first-legal"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_random_against_itself_wins_half_with_seats_rotated() -> None:
+    """Identical agents: the true rate is exactly 1/2 (seat rotation cancels the seat edge)."""
+    report = evaluate("roy", ["random", "random"], games=1500, seed=11)
+    (match,) = report["matches"]
+    lo, hi = match["ci95"]
+    assert lo < 0.5 < hi
+    assert hi - lo < 0.06
+    assert match["wins"] + match["losses"] + match["draws"] == 1500
+    # Seat by seat too: each seat played 750 games.
+    assert len(match["seat_win_rate"]) == 2
+
+
+def test_three_player_focal_agent_against_two_copies_wins_a_third() -> None:
+    report = evaluate("roy", ["random", "random"], games=900, config={"num_players": 3},
+                      seed=12, pairs=[(0, 1)])
+    (match,) = report["matches"]
+    assert report["chance"] == pytest.approx(1 / 3)
+    lo, hi = match["ci95"]
+    assert lo < 1 / 3 < hi
+
+
+def test_a_stronger_agent_is_separated_and_rated_higher() -> None:
+    report = evaluate("roy", ["heuristic", "random"], games=600, seed=13)
+    (match,) = report["matches"]
+    assert match["ci95"][0] > 0.5  # the heuristic beats random (about 2 in 3)
+    ratings = report["ratings"]
+    assert ratings["heuristic"]["mu"] > ratings["random"]["mu"]
+
+
+def test_any_agent_type_anywhere(tmp_path: Path) -> None:
+    """A callable, an Agent, a batched actor and the built-ins in one round robin."""
+
+    def callable_agent(obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask)[-1])
+
+    agents = [callable_agent, FirstLegal(), RandomActor(np.random.default_rng(0)), "heuristic"]
+    report = evaluate("roy", agents, games=20, seed=3, config={"num_players": 3})
+    assert len(report["matches"]) == 4 * 3  # ordered pairs with more than two seats
+    assert len(report["ratings"]) == 4
+    text = format_table(report)
+    assert "first-legal" in text and "callable_agent" in text
+
+
+def test_play_games_is_reproducible_and_rotates_seats() -> None:
+    actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
+    seatings = [[0, 1], [1, 0]] * 20
+    a = play_games("roy", {}, actors, seatings, seed=5, parallel=7)
+    actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
+    b = play_games("roy", {}, actors, seatings, seed=5, parallel=7)
+    assert a == b and len(a) == 40
+
+
+def test_illegal_actions_are_reported_with_the_agent() -> None:
+    with pytest.raises(ValueError, match="illegal"):
+        evaluate("roy", [lambda obs, mask: 69, "random"], games=4)
+
+
+def test_cli_writes_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "ev" / "r"
+    main(["--game", "roy", "--agents", "random", "heuristic", "--games", "40", "--out",
+          str(out)])
+    printed = capsys.readouterr().out
+    assert "95% CI" in printed and "TrueSkill" in printed
+    report = json.loads(out.with_suffix(".json").read_text())
+    assert report["matches"][0]["games"] == 40
+    assert out.with_suffix(".png").stat().st_size > 1000
+
+
+def test_unknown_agent_and_mismatched_policy_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown agent 'rnadom'"):
+        evaluate("roy", ["rnadom", "random"], games=2)
+    with pytest.raises(FileNotFoundError, match="no best.zip"):
+        evaluate("roy", [str(tmp_path), "random"], games=2)
+
+
+def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from training.selfplay import SelfPlayVecEnv
+
+    env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
+                        policy_kwargs={"net_arch": [16]})
+    model.save(tmp_path / "best.zip")
+    report = evaluate("roy", [str(tmp_path / "best.zip"), str(tmp_path), "random"], games=10)
+    assert [m["games"] for m in report["matches"]] == [10, 10, 10]
+    with pytest.raises(ValueError, match=r"expects observations \(167,\).*num_players"):
+        evaluate("roy", [str(tmp_path / "best.zip"), "random"], games=2,
+                 config={"num_players": 3})

@@ -1,0 +1,361 @@
+"""Self-play training: config validation, the batched VecEnv, checkpoints and exact resume.
+
+Fast by design (a few thousand learner steps per game); real training runs are behind
+``@pytest.mark.slow``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.callbacks import BaseCallback
+
+from card_envs.games import GAMES
+from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
+from training.config import ConfigError, from_dict, load_config, save_config
+from training.selfplay import RANDOM, SelfPlayVecEnv
+from training.train import main as train_main
+from training.train import train
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "configs"
+TINY = {
+    "ppo": {"n_steps": 32, "batch_size": 128, "n_epochs": 1,
+            "policy_kwargs": {"net_arch": [32, 32]}},
+    "selfplay": {"n_envs": 8, "snapshot_every": 512, "pool_size": 3},
+    "training": {"total_timesteps": 1024, "checkpoint_every": 512},
+    "evaluation": {"every": 1024, "games": 8, "final_games": 12, "parallel": 16},
+}
+
+
+def require_heuristic(game: str) -> None:
+    """Games land in stages; training needs the game's heuristic, the last piece to arrive."""
+    try:
+        GAMES[game].heuristic_class()
+    except (ImportError, AttributeError):
+        pytest.skip(f"{game}: heuristic not available yet")
+
+
+def game_config(game: str, **overrides) -> dict:
+    """The game's shipped config shrunk to a smoke-test size."""
+    data = yaml.safe_load((CONFIGS / f"{game}.yaml").read_text())
+    for section, values in {**TINY, **overrides}.items():
+        if isinstance(values, dict):
+            data[section] = {**(data.get(section) or {}), **values}
+        else:
+            data[section] = values
+    return data
+
+
+# -- config validation -------------------------------------------------------------------------
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_installed_game_has_a_valid_config(game: str) -> None:
+    cfg = load_config(CONFIGS / f"{game}.yaml")
+    assert cfg.game == game
+    assert cfg.training.time_limit_minutes is not None and cfg.training.time_limit_minutes <= 20
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"sefplay": {}}, r"sefplay: unknown key \(did you mean 'selfplay'\?\)"),
+        ({"ppo": {"n_step": 64}}, r"ppo.n_step: unknown key \(did you mean 'n_steps'\?\)"),
+        ({"ppo": {"learning_rate": "fast"}}, r"ppo.learning_rate: expected a number"),
+        ({"ppo": {"policy_kwargs": {"net_arc": [8]}}}, r"ppo.policy_kwargs.net_arc: .*'net_arch'"),
+        ({"selfplay": {"pool_szie": 3}}, r"selfplay.pool_szie: .*'pool_size'"),
+        ({"selfplay": {"n_envs": "8"}}, r"selfplay.n_envs: expected int"),
+        ({"selfplay": {"opponents": {"heuristc": 1.0}}}, r"opponents.heuristc: .*'heuristic'"),
+        ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one rate"),
+        ({"selfplay": {"learner_seat": 7}}, r"selfplay.learner_seat"),
+        ({"training": {"total_timestep": 5}}, r"'total_timesteps'"),
+        ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected a positive"),
+        ({"evaluation": {"games": True}}, r"evaluation.games: expected int"),
+        ({"env": {"num_player": 2}}, r"env: unknown config key 'num_player'.*'num_players'"),
+        ({"env": {"num_players": 9}}, r"env: invalid value 9 for 'num_players'"),
+        ({"game": "ryo"}, r"unknown game 'ryo' \(did you mean 'roy'\?\)"),
+    ],
+)
+def test_config_errors_name_the_key(patch: dict, message: str) -> None:
+    data = yaml.safe_load((CONFIGS / "roy.yaml").read_text())
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict) and value:
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    with pytest.raises(ConfigError, match=message):
+        from_dict(data)
+
+
+def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
+    cfg = load_config(CONFIGS / "roy.yaml")
+    save_config(cfg, tmp_path / "c.yaml")
+    assert load_config(tmp_path / "c.yaml").to_dict() == cfg.to_dict()
+
+
+def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: roy\nppo: {n_step: 3}\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: ppo.n_step"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="no config file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+# -- the batched self-play VecEnv ----------------------------------------------------------------
+def _random_learner_actions(env: SelfPlayVecEnv, rng: np.random.Generator) -> np.ndarray:
+    masks = get_action_masks(env)
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_vecenv_delivers_terminal_rewards_and_masks(game: str) -> None:
+    require_heuristic(game)
+    env = SelfPlayVecEnv(game, {}, 8, {"random": 1.0, "heuristic": 1.0}, seed=0)
+    assert is_masking_supported(env)
+    obs = env.reset()
+    rng = np.random.default_rng(0)
+    assert obs.shape == (8, env.obs_size)
+    returns = np.zeros(8)
+    episodes = 0
+    for _ in range(400):
+        masks = get_action_masks(env)
+        assert masks.shape == (8, env.num_actions) and masks.any(axis=1).all()
+        obs, rewards, dones, infos = env.step(_random_learner_actions(env, rng))
+        returns += rewards
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            assert info["terminal_observation"].shape == (env.obs_size,)
+            assert info["episode"]["r"] == pytest.approx(returns[i])
+            if not info["TimeLimit.truncated"]:
+                # Win-mode rewards reach the learner whoever made the last move.
+                winners, seat = info["winners"], info["learner_seat"]
+                n = env.num_players
+                expected = (0.0 if len(winners) in (0, n) else
+                            1.0 / len(winners) if seat in winners else -1.0)
+                assert returns[i] == pytest.approx(expected)
+            returns[i] = 0.0
+            episodes += 1
+    assert episodes > 0
+
+
+def test_vecenv_losses_on_opponent_moves_reach_the_learner() -> None:
+    env = SelfPlayVecEnv("roy", {}, 16, {"heuristic": 1.0}, seed=1)
+    env.reset()
+    rng = np.random.default_rng(1)
+    losses = []
+    for _ in range(400):
+        _, rewards, dones, infos = env.step(_random_learner_actions(env, rng))
+        losses += [rewards[i] for i in np.flatnonzero(dones) if infos[i]["win"] == 0.0]
+    # ROY ends when a player empties the hand, so every loss was the opponent's last move.
+    assert len(losses) > 20 and all(r == -1.0 for r in losses)
+
+
+def test_vecenv_batches_opponent_decisions_and_fills_every_seat() -> None:
+    """Every seat of a 3-player game is filled, the learner's seat rotates, and opponents run
+    one batched call per actor per round rather than one per decision."""
+    from sb3_contrib import MaskablePPO
+
+    # (The ROY heuristic searches discard chains: it is left out here to keep the test fast.)
+    env = SelfPlayVecEnv("roy", {"num_players": 3}, 16, {"self": 1.0, "random": 0.5},
+                         pool_size=2, seed=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0,
+                        policy_kwargs={"net_arch": [16]})
+    env.pool.add(model.policy, 0)
+    env.pool.add(model.policy, 1)
+    calls, decisions = [0], [0]
+    for actor in env.pool.actors:
+        original = actor.act
+
+        def counted(obs, masks, _orig=original):
+            calls[0] += 1
+            decisions[0] += len(obs)
+            return _orig(obs, masks)
+
+        actor.act = counted
+    env.reset()
+    rng = np.random.default_rng(2)
+    seats, kinds = set(), set()
+    for _ in range(60):
+        env.step(_random_learner_actions(env, rng))
+        seats.update(env.learner.tolist())
+        for i in range(env.num_envs):
+            for s in range(3):
+                if s != env.learner[i]:
+                    kinds.add(int(env.seat_actor[i, s]))
+    assert seats == {0, 1, 2}
+    assert kinds == {RANDOM, 2, 3}
+    assert decisions[0] / calls[0] > 2.0, "snapshot opponents are not batched"
+
+
+# -- training, checkpoints and resume ----------------------------------------------------------
+@pytest.mark.parametrize("game", list(GAMES))
+def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) -> None:
+    """A few thousand steps, a checkpoint, a resume that extends the run, an evaluation."""
+    require_heuristic(game)
+    cfg = from_dict(game_config(game))
+    run = tmp_path / game
+    run.mkdir()
+    save_config(cfg, run / "config.yaml")
+    summary = train(cfg, run, progress=False)
+    assert summary["num_timesteps"] >= 1024
+    for name in ("checkpoint.pt", "best.zip", "final.zip", "latest.zip", "progress.csv",
+                 "eval.csv", "training_curve.png", "evaluation.json", "evaluation.png"):
+        assert (run / name).is_file(), name
+    assert any((run / "tb").iterdir())
+    assert set(summary["evaluation"]) == {"best.zip vs random", "best.zip vs heuristic",
+                                          "final.zip vs random", "final.zip vs heuristic"}
+    assert all(m["games"] == 12 for m in summary["evaluation"].values())
+
+    # Resume with a longer run: the step count continues from the checkpoint.
+    summary = train_main(["--resume", str(run), "--total-timesteps", "1536", "--no-progress"])
+    assert summary["num_timesteps"] >= 1536
+
+
+class StopAfter(BaseCallback):
+    """Stops learn() mid-rollout once ``steps`` are done, like a kill would."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def _on_step(self) -> bool:
+        return self.num_timesteps < self.steps
+
+
+def _policy_params(run: Path) -> dict[str, torch.Tensor]:
+    return torch.load(run / "checkpoint.pt", weights_only=False)["policy"]
+
+
+def test_resume_continues_exactly(tmp_path: Path) -> None:
+    data = game_config("roy", seed=5)
+    data["training"].update(total_timesteps=1536, checkpoint_every=512)
+    data["evaluation"].update(every=512, final_games=0)
+    cfg = from_dict(data)
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    for run in (full, killed):
+        run.mkdir()
+        save_config(cfg, run / "config.yaml")
+    train(cfg, full, progress=False)
+    # Stopped between checkpoints (512 and 1024): the work after 512 is lost and redone.
+    train(cfg, killed, progress=False, extra_callbacks=[StopAfter(900)])
+    assert torch.load(killed / "checkpoint.pt", weights_only=False)["num_timesteps"] == 512
+    train(cfg, killed, resume=True, progress=False)
+    a, b = _policy_params(full), _policy_params(killed)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    rows = lambda run: (run / "eval.csv").read_text().splitlines()  # noqa: E731
+    assert [r.split(",")[0] for r in rows(full)] == [r.split(",")[0] for r in rows(killed)]
+
+
+def test_resume_after_sigkill(tmp_path: Path) -> None:
+    data = game_config("roy", seed=7)
+    data["training"].update(total_timesteps=200_000, checkpoint_every=256)
+    data["evaluation"].update(every=10_000, final_games=0)
+    cfg_path = tmp_path / "cfg.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train", "--config", str(cfg_path), "--runs-dir",
+         str(tmp_path / "runs"), "--run-name", "k", "--no-progress"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    run = tmp_path / "runs" / "roy" / "k"
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline:
+            if (run / "checkpoint.pt").exists():
+                step = torch.load(run / "checkpoint.pt", weights_only=False)["num_timesteps"]
+                if step >= 512:
+                    break
+            time.sleep(0.2)
+        else:
+            pytest.fail("no checkpoint within 120 s: " + proc.stderr.read1().decode())
+        os.kill(proc.pid, signal.SIGKILL)  # mid-training, possibly mid-write
+    finally:
+        proc.kill()
+        proc.wait()
+    # The checkpoint on disk is whole; no temporary file is left pretending to be one.
+    cfg = load_config(run / "config.yaml")
+    state = load_checkpoint(run / "checkpoint.pt", cfg.to_dict())
+    before = state["num_timesteps"]
+    summary = train_main(["--resume", str(run), "--total-timesteps", str(before + 512),
+                          "--no-progress"])
+    assert summary["num_timesteps"] >= before + 512
+    progress = (run / "progress.csv").read_text().splitlines()[1:]
+    steps = [int(r.split(",")[0]) for r in progress]
+    assert steps == sorted(steps) and len(steps) == len(set(steps))
+
+
+def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
+    cfg = from_dict(game_config("roy"))
+    path = tmp_path / "checkpoint.pt"
+    path.write_bytes(b"\x80\x02 not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupt or unreadable"):
+        load_checkpoint(path, cfg.to_dict())
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        load_checkpoint(tmp_path / "none.pt", cfg.to_dict())
+    torch.save({"format": 1, "config": cfg.to_dict()}, path)
+    other = copy.deepcopy(cfg.to_dict())
+    other["ppo"]["n_steps"] = 64
+    with pytest.raises(CheckpointError, match=r"ppo.n_steps: checkpoint 32, now 64"):
+        load_checkpoint(path, other)
+    torch.save({"weights": 1}, path)
+    with pytest.raises(CheckpointError, match="not a card-envs training checkpoint"):
+        load_checkpoint(path, cfg.to_dict())
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    atomic_write(path, lambda tmp: tmp.write_bytes(b"old"))
+
+    def broken(tmp: Path) -> None:
+        tmp.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError):
+        atomic_write(path, broken)
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]
+
+
+def test_new_run_refuses_to_overwrite(tmp_path: Path) -> None:
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    (tmp_path / "runs" / "roy" / "x").mkdir(parents=True)
+    (tmp_path / "runs" / "roy" / "x" / "config.yaml").write_text("")
+    with pytest.raises(FileExistsError, match="--resume"):
+        train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
+                    "--run-name", "x"])
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_config_validates(path: Path) -> None:
+    game = yaml.safe_load(path.read_text())["game"]
+    if game not in GAMES:
+        pytest.skip(f"{game} is not installed")
+    load_config(path)
+
+
+def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16,
+                policy_kwargs={"net_arch": [16]}).save(tmp_path / "small.zip")
+    data = game_config("roy")
+    data["training"]["init_from"] = str(tmp_path / "small.zip")
+    cfg = from_dict(data)
+    with pytest.raises(ValueError, match="training.init_from: .* does not fit"):
+        train(cfg, tmp_path, progress=False)

@@ -1,0 +1,1 @@
+"""Self-play training and evaluation for every card-envs game (run from the repo root)."""

@@ -1,0 +1,144 @@
+"""Batched decision makers: every agent type behind one ``act(obs[K], masks[K]) -> actions[K]``.
+
+Self-play and evaluation step many games at once and gather every pending decision of one
+agent into a single call, so a neural policy runs ONE forward pass per step however many games
+are waiting on it. Agents without a batch form (heuristics, callables) are looped per decision.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+from card_envs.agents import Agent, AgentSpec, make_agent
+
+
+class BatchActor(Protocol):
+    name: str
+
+    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+
+
+class RandomActor:
+    """Uniform over legal actions, vectorised: argmax of uniform noise on the legal entries."""
+
+    name = "random"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        noise = self.rng.random(masks.shape)
+        noise[masks == 0] = -1.0
+        return noise.argmax(axis=1)
+
+
+class AgentActor:
+    """Any per-decision :class:`Agent` (heuristic, callable, ...) looped over the batch."""
+
+    def __init__(self, agent: Agent, name: str | None = None) -> None:
+        self.agent = agent
+        self.name = name or getattr(agent, "name", "agent")
+
+    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.fromiter(
+            (self.agent.act(obs[k], masks[k]) for k in range(len(obs))), np.int64, len(obs)
+        )
+
+
+class TorchPolicyActor:
+    """A MaskablePPO policy network evaluated once for the whole batch.
+
+    Sampling uses the actor's own numpy generator (not torch's), so opponents never disturb the
+    learner's random stream and a resumed run replays exactly.
+    """
+
+    def __init__(self, policy: Any, deterministic: bool, rng: np.random.Generator,
+                 name: str = "policy") -> None:
+        self.policy = policy
+        self.deterministic = deterministic
+        self.rng = rng
+        self.name = name
+
+    @torch.no_grad()
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        policy = self.policy
+        # Box observations need no preprocessing beyond float32, which they already are.
+        features = policy.pi_features_extractor(torch.as_tensor(obs))
+        latent = policy.mlp_extractor.forward_actor(features)
+        logits = policy.action_net(latent).numpy().astype(np.float64)
+        logits[masks == 0] = -np.inf
+        return logits
+
+    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        logits = self.logits(obs, masks)
+        if self.deterministic:
+            return logits.argmax(axis=1)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cdf = probs.cumsum(axis=1)
+        u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]
+        # First index whose cumulative mass exceeds u; clip guards float round-off.
+        return np.minimum((cdf <= u).sum(axis=1), masks.shape[1] - 1)
+
+
+def load_policy_net(policy: Any) -> Any:
+    """A fresh, gradient-free copy of ``policy``'s architecture (weights loaded separately)."""
+    net = type(policy)(**policy._get_constructor_parameters())
+    net.set_training_mode(False)
+    for p in net.parameters():
+        p.requires_grad_(False)
+    return net
+
+
+def make_actor(spec: AgentSpec, game: str, config: dict[str, Any], seed: int | None = None,
+               deterministic: bool = True) -> BatchActor:
+    """Resolve any agent spec (``"random"``, ``"heuristic"``, a ``.zip`` or run directory, an
+    :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor."""
+    rng = np.random.default_rng(seed)
+    if hasattr(spec, "act") and hasattr(spec, "name") and not isinstance(spec, Agent):
+        return spec  # already batched
+    if isinstance(spec, (str, os.PathLike)):
+        text = os.fspath(spec)
+        if text == "random":
+            return RandomActor(rng)
+        if os.path.isdir(text):
+            text = resolve_run_policy(text)
+        if text.endswith(".zip"):
+            from card_envs.agents.policy import load_maskable_ppo
+
+            model = load_maskable_ppo(text)
+            check_policy_fits(model, game, config, text)
+            model.policy.set_training_mode(False)
+            return TorchPolicyActor(model.policy, deterministic, rng, name=text)
+    agent = make_agent(spec, game, config, seed=seed)
+    from card_envs.agents.policy import PolicyAgent
+
+    if isinstance(agent, PolicyAgent):
+        return TorchPolicyActor(agent.model.policy, agent.deterministic, rng, name=agent.name)
+    return AgentActor(agent)
+
+
+def resolve_run_policy(run_dir: str) -> str:
+    """A run directory stands for its best policy (else its final, else its latest)."""
+    for name in ("best.zip", "final.zip", "latest.zip"):
+        path = os.path.join(run_dir, name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"no best.zip, final.zip or latest.zip in run directory {run_dir!r}")
+
+
+def check_policy_fits(model: Any, game: str, config: dict[str, Any], label: str) -> None:
+    """A policy trained on another game or player count fails here, not deep inside torch."""
+    from card_envs.games import make_engine
+
+    engine = make_engine(game, **config)
+    obs_shape = tuple(model.observation_space.shape)
+    n_actions = int(model.action_space.n)
+    if obs_shape != (engine.layout.size,) or n_actions != engine.num_actions:
+        raise ValueError(
+            f"policy {label!r} expects observations {obs_shape} and {n_actions} actions; "
+            f"{game} with {config} has ({engine.layout.size},) and {engine.num_actions}"
+        )

@@ -1,0 +1,106 @@
+"""Checkpoints that survive SIGKILL: write to a temporary file, fsync, then ``os.replace``.
+
+A checkpoint holds everything a run needs to continue exactly: the learner (weights and
+optimizer), the opponent pool, every game in flight, every RNG stream (python, numpy, torch,
+the envs'), the step count and the schedule of snapshots, evaluations and checkpoints. Taken at a
+rollout boundary, so resuming replays the same trajectory an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+FORMAT = 1
+CHECKPOINT_NAME = "checkpoint.pt"
+#: Keys that say how long to train, not what: a resumed run may change them (to extend it).
+RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
+                  "evaluation.final_games"}
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing, corrupt, or from a different configuration."""
+
+
+def atomic_write(path: str | Path, write: Any) -> None:
+    """Call ``write(tmp_path)``, then atomically move the result to ``path``.
+
+    A crash at any moment leaves either the old file or the new one, never a torn file.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    # Make the rename itself durable.
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rng_states() -> dict[str, Any]:
+    return {"python": random.getstate(), "numpy": np.random.get_state(),
+            "torch": torch.get_rng_state()}
+
+
+def set_rng_states(states: dict[str, Any]) -> None:
+    random.setstate(states["python"])
+    np.random.set_state(states["numpy"])
+    torch.set_rng_state(states["torch"])
+
+
+def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
+    state = {"format": FORMAT, **state}
+    atomic_write(path, lambda tmp: torch.save(state, tmp))
+
+
+def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Load and check a checkpoint against the run's config; errors say what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {str(path)!r}: the run was killed before its "
+                              "first checkpoint; start it again without --resume")
+    try:
+        # Our own file: it holds numpy RNG states and pickled heuristics, so not weights-only.
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as err:
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or unreadable "
+                              f"({type(err).__name__}: {err})") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{str(path)!r} is not a card-envs training checkpoint "
+                              f"(format {FORMAT})")
+    saved = state.get("config", {})
+    diff = [d for d in _diff(saved, config) if d.split(":")[0] not in RESUMABLE_KEYS]
+    if diff:
+        raise CheckpointError(f"checkpoint {str(path)!r} was written with a different config: "
+                              + "; ".join(diff[:8]))
+    return state
+
+
+def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            name = f"{prefix}{key}"
+            if key not in a:
+                out.append(f"{name} is new")
+            elif key not in b:
+                out.append(f"{name} is missing")
+            else:
+                out += _diff(a[key], b[key], name + ".")
+        return out
+    if a != b:
+        return [f"{prefix.rstrip('.')}: checkpoint {a!r}, now {b!r}"]
+    return []

@@ -1,0 +1,328 @@
+"""Seat-rotated round-robin evaluation of any agents, with confidence intervals and ratings.
+
+    python -m training.evaluate --game roy --agents random heuristic runs/roy/<run>/best.zip \
+        --games 2000
+
+Every pair of agents plays a matchup. In a two-player game the two sit opposite each other and
+swap seats every game. With more seats, agent A (the *focal* agent) takes one seat, rotated
+through all seats, and B fills every other seat, so "A beats random in 3-player ROY" means A
+against two random players (chance is 1/3). A's score in a game is 1 for a sole win, 1/k for a
+k-way shared win, 0 otherwise; its win rate carries a 95% Wilson interval. TrueSkill ratings
+(the ``trueskill`` package) come from every game, seat by seat as a free-for-all; an agent that
+fills several seats of one game gets the mean of those seats' updates.
+
+Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its best policy),
+and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from typing import Any
+
+import numpy as np
+
+from card_envs.agents import AgentSpec, agent_label
+from card_envs.games import get_game, make_engine
+from training.actors import BatchActor, make_actor
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for a binomial proportion (sound near 0 and 1, unlike the
+    normal approximation)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchResult:
+    """Agent ``a`` (one seat) against agent ``b`` (every other seat), from ``a``'s side."""
+
+    a: str
+    b: str
+    games: int = 0
+    score: float = 0.0  # sole win 1, k-way shared win 1/k
+    wins: int = 0  # a among the winners
+    losses: int = 0  # a not among the winners, somebody won
+    draws: int = 0  # nobody won (blocked hand, truncation)
+    seat_wins: list[float] = field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float:
+        return self.score / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        lo, hi = wilson_interval(self.score, self.games)
+        return {"a": self.a, "b": self.b, "games": self.games, "win_rate": self.win_rate,
+                "ci95": [lo, hi], "wins": self.wins, "losses": self.losses, "draws": self.draws,
+                "seat_win_rate": self.seat_wins}
+
+
+def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
+               seatings: Sequence[Sequence[int]], seed: int = 0,
+               parallel: int = 64) -> list[list[int]]:
+    """Play one game per seating (``seatings[g][seat]`` = index into ``actors``), many at once.
+
+    Each round gathers every pending decision of each actor across the live games into one
+    batched call. Returns the winners (seats) of each game, in the order given.
+    """
+    seatings = [list(s) for s in seatings]
+    if not seatings:
+        return []
+    parallel = max(1, min(parallel, len(seatings)))
+    seeds = np.random.SeedSequence(seed).generate_state(len(seatings), np.uint64)
+    engines = [make_engine(game, **config) for _ in range(parallel)]
+    size, n_actions = engines[0].layout.size, engines[0].num_actions
+    obs = np.zeros((parallel, size), dtype=np.float32)
+    masks = np.zeros((parallel, n_actions), dtype=np.int8)
+    winners: list[list[int]] = [[] for _ in seatings]
+    game_of = [-1] * parallel  # which seating each engine is playing
+    next_game = 0
+
+    def start(slot: int) -> None:
+        nonlocal next_game
+        game_of[slot] = next_game
+        engines[slot].reset(seed=int(seeds[next_game]))
+        next_game += 1
+
+    live = []
+    for slot in range(parallel):
+        start(slot)
+        live.append(slot)
+    while live:
+        groups: dict[int, list[int]] = {}
+        for slot in live:
+            engine = engines[slot]
+            groups.setdefault(seatings[game_of[slot]][engine.current_player], []).append(slot)
+        for actor_index, slots in groups.items():
+            k = len(slots)
+            for j, slot in enumerate(slots):
+                engine = engines[slot]
+                engine.write_observation(engine.current_player, obs[j])
+                masks[j] = engine.legal_mask()
+            actions = actors[actor_index].act(obs[:k], masks[:k])
+            for j, slot in enumerate(slots):
+                a = int(actions[j])
+                if not masks[j, a]:
+                    raise ValueError(f"agent {actors[actor_index].name!r} chose an illegal "
+                                     f"action: {engines[slot].illegal_reason(a)}")
+                engines[slot].step(a)
+        still = []
+        for slot in live:
+            engine = engines[slot]
+            if engine.done:
+                winners[game_of[slot]] = list(engine.result()["winners"])
+                if next_game < len(seatings):
+                    start(slot)
+                    still.append(slot)
+            else:
+                still.append(slot)
+        live = still
+    return winners
+
+
+def _rotated_seatings(n_players: int, games: int, a: int, b: int) -> list[list[int]]:
+    """``a`` in one seat (cycling through all seats), ``b`` everywhere else."""
+    out = []
+    for g in range(games):
+        seats = [b] * n_players
+        seats[g % n_players] = a
+        out.append(seats)
+    return out
+
+
+def _score(match: MatchResult, seating: list[int], winners: list[int], a: int,
+           seat_tally: np.ndarray, seat_games: np.ndarray) -> None:
+    seat = seating.index(a)
+    match.games += 1
+    seat_games[seat] += 1
+    if not winners:
+        match.draws += 1
+    elif seat in winners:
+        match.wins += 1
+        match.score += 1.0 / len(winners)
+        seat_tally[seat] += 1.0 / len(winners)
+    else:
+        match.losses += 1
+
+
+def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: list[int]) -> None:
+    """One free-for-all TrueSkill update; winners share rank 0, the rest rank 1."""
+    if not winners or len(set(seating)) < 2:
+        return
+    ranks = [0 if s in winners else 1 for s in range(len(seating))]
+    groups = [(ratings[i],) for i in seating]
+    new = env.rate(groups, ranks=ranks)
+    for agent in set(seating):
+        seats = [s for s, i in enumerate(seating) if i == agent]
+        mu = sum(new[s][0].mu for s in seats) / len(seats)
+        sigma = sum(new[s][0].sigma for s in seats) / len(seats)
+        ratings[agent] = env.create_rating(mu=mu, sigma=sigma)
+
+
+def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
+             config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
+             deterministic: bool = True, labels: Sequence[str] | None = None,
+             pairs: Sequence[tuple[int, int]] | None = None) -> dict[str, Any]:
+    """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
+
+    ``pairs`` restricts the matchups (indices into ``agents``); by default every unordered pair
+    plays in a two-player game and every ordered pair (focal, field) with more seats.
+    """
+    import trueskill
+
+    config = dict(config or {})
+    get_game(game)
+    n_players = make_engine(game, **config).num_players
+    labels = list(labels) if labels else _unique_labels(agents)
+    actors = [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=deterministic)
+              for i, spec in enumerate(agents)]
+    if pairs is None:
+        idx = range(len(agents))
+        pairs = list(combinations(idx, 2)) if n_players == 2 else list(permutations(idx, 2))
+    ts = trueskill.TrueSkill(draw_probability=0.0)
+    ratings = [ts.create_rating() for _ in agents]
+    matches = []
+    for m, (a, b) in enumerate(pairs):
+        seatings = _rotated_seatings(n_players, games, a, b)
+        winners = play_games(game, config, actors, seatings, seed=seed + 7919 * (m + 1),
+                             parallel=parallel)
+        match = MatchResult(labels[a], labels[b])
+        tally, counts = np.zeros(n_players), np.zeros(n_players)
+        for seating, won in zip(seatings, winners, strict=True):
+            _score(match, seating, won, a, tally, counts)
+            _update_ratings(ratings, ts, seating, won)
+        match.seat_wins = (tally / np.maximum(counts, 1)).tolist()
+        matches.append(match)
+    return {
+        "game": game,
+        "config": config,
+        "num_players": n_players,
+        "games_per_match": games,
+        "seed": seed,
+        "deterministic": deterministic,
+        "chance": 1.0 / n_players,
+        "matches": [m.to_dict() for m in matches],
+        "ratings": {labels[i]: {"mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
+                    for i, r in enumerate(ratings)},
+    }
+
+
+def _unique_labels(agents: Sequence[AgentSpec]) -> list[str]:
+    labels = []
+    for spec in agents:
+        label = agent_label(spec)
+        if os.path.sep in label and label.endswith(".zip"):
+            parent = os.path.basename(os.path.dirname(label))
+            label = f"{parent}/{os.path.basename(label)}"
+        base, k = label, 2
+        while label in labels:
+            label, k = f"{base}#{k}", k + 1
+        labels.append(label)
+    return labels
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """Win-rate table (A against B) and ratings, as plain text."""
+    n = report["num_players"]
+    vs = "vs" if n == 2 else f"vs {n - 1}x"
+    lines = [f"{report['game']} ({n} players, {report['games_per_match']} games per match, "
+             f"chance {report['chance']:.3f})", ""]
+    width = max([len(m["a"]) for m in report["matches"]] + [5])
+    lines.append(f"{'agent':<{width}}  {vs:<12} {'win rate':>8}  {'95% CI':<15} "
+                 f"{'W':>5} {'L':>5} {'D':>5}")
+    for m in report["matches"]:
+        lo, hi = m["ci95"]
+        lines.append(f"{m['a']:<{width}}  {m['b'][:12]:<12} {m['win_rate']:8.3f}  "
+                     f"[{lo:.3f}, {hi:.3f}]  {m['wins']:5d} {m['losses']:5d} {m['draws']:5d}")
+    lines += ["", f"{'agent':<{width}}  {'TrueSkill mu':>12} {'sigma':>6} {'mu-3s':>7}"]
+    for label, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
+        lines.append(f"{label:<{width}}  {r['mu']:12.2f} {r['sigma']:6.2f} "
+                     f"{r['conservative']:7.2f}")
+    return "\n".join(lines)
+
+
+def plot_report(report: dict[str, Any], path: str) -> None:
+    """Bar chart of every matchup's win rate with its 95% interval and the chance line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matches = report["matches"]
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(matches) + 2), 4))
+    names = [f"{m['a']}\nvs {m['b']}" for m in matches]
+    rates = [m["win_rate"] for m in matches]
+    err = np.array([[m["win_rate"] - m["ci95"][0], m["ci95"][1] - m["win_rate"]]
+                    for m in matches]).T.clip(min=0.0)  # float round-off at rates 0 and 1
+    ax.bar(range(len(matches)), rates, yerr=err, capsize=4, color="tab:blue")
+    ax.axhline(report["chance"], color="grey", linestyle="--", label="chance")
+    ax.set_xticks(range(len(matches)), names, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% Wilson CI)")
+    ax.set_title(f"{report['game']}: {report['games_per_match']} games per match")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True)
+    parser.add_argument("--agents", nargs="+", required=True,
+                        help="random, heuristic, a policy .zip, or a run directory")
+    parser.add_argument("--games", type=int, default=1000, help="games per matchup")
+    parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="game options, e.g. num_players=3 (YAML values)")
+    parser.add_argument("--config", help="take the game options from a training config / run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--parallel", type=int, default=64)
+    parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
+    parser.add_argument("--first-vs-rest", action="store_true",
+                        help="only the first agent against each of the others")
+    parser.add_argument("--out", default=None, help="output prefix (default: eval/<game>-...)")
+    args = parser.parse_args(argv)
+
+    import torch
+    import yaml
+
+    torch.set_num_threads(1)
+    config: dict[str, Any] = {}
+    if args.config:
+        path = args.config
+        if os.path.isdir(path):
+            path = os.path.join(path, "config.yaml")
+        from training.config import load_config
+
+        config = dict(load_config(path).env)
+    for item in args.env:
+        key, _, value = item.partition("=")
+        config[key] = yaml.safe_load(value)
+    report = evaluate(args.game, args.agents, games=args.games, config=config, seed=args.seed,
+                      parallel=args.parallel, deterministic=not args.stochastic,
+                      pairs=[(0, j) for j in range(1, len(args.agents))]
+                      if args.first_vs_rest else None)
+    print(format_table(report))
+    prefix = args.out or os.path.join("eval", f"{args.game}-seed{args.seed}")
+    os.makedirs(os.path.dirname(prefix) or ".", exist_ok=True)
+    with open(prefix + ".json", "w") as f:
+        json.dump(report, f, indent=2)
+    plot_report(report, prefix + ".png")
+    print(f"\nwrote {prefix}.json and {prefix}.png")
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,352 @@
+"""A VecEnv that plays N games of any card game against a mixed opponent pool, batched.
+
+Each env is a bare engine (no Gymnasium wrapper per game). One ``step`` applies the learner's
+N actions, then repeatedly gathers every pending opponent decision across all N games and runs
+it through ONE call per opponent: one forward pass per snapshot network, one vectorised draw for
+the random agent, a loop for the heuristic. Finished games are reset in the same loop, so a step
+costs a handful of forward passes however many games are waiting.
+
+Per episode the learner takes a seat (fixed or random) and every other seat draws an opponent:
+a past snapshot of the learner (the newest with probability ``latest_prob``, else uniform over
+the pool), the random agent or the game's heuristic, at the configured rates. Rewards that arrive
+on an opponent's move (including the terminal one) are added to the learner's last step.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from card_envs.agents import make_agent
+from card_envs.games import make_engine
+from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
+
+RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
+_MAX_REDEALS = 100
+
+
+class OpponentPool:
+    """The last ``size`` snapshots of the learner, each held in its own small policy network."""
+
+    def __init__(self, size: int, deterministic: bool, rng: np.random.Generator) -> None:
+        self.size = size
+        self.deterministic = deterministic
+        self.rng = rng
+        self.actors: list[TorchPolicyActor] = []
+        self.steps: list[int] = []  # learner step at which each slot was taken
+        self.newest = -1  # slot of the most recent snapshot
+
+    def add(self, policy: Any, step: int) -> int:
+        """Snapshot ``policy`` now; once full, the oldest slot is overwritten."""
+        if len(self.actors) < self.size:
+            net = load_policy_net(policy)
+            self.actors.append(TorchPolicyActor(net, self.deterministic, self.rng,
+                                                name=f"snapshot@{step}"))
+            self.steps.append(step)
+            slot = len(self.actors) - 1
+        else:
+            slot = int(np.argmin(self.steps))
+            self.steps[slot] = step
+            self.actors[slot].name = f"snapshot@{step}"
+        self.actors[slot].policy.load_state_dict(policy.state_dict())
+        self.newest = slot
+        return slot
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "steps": list(self.steps),
+            "newest": self.newest,
+            "weights": [{k: v.clone() for k, v in a.policy.state_dict().items()}
+                        for a in self.actors],
+        }
+
+    def load_state_dict(self, state: dict[str, Any], template_policy: Any) -> None:
+        self.actors, self.steps = [], []
+        for step, weights in zip(state["steps"], state["weights"], strict=True):
+            net = load_policy_net(template_policy)
+            net.load_state_dict(weights)
+            self.actors.append(TorchPolicyActor(net, self.deterministic, self.rng,
+                                                name=f"snapshot@{step}"))
+            self.steps.append(step)
+        self.newest = state["newest"]
+
+
+class SelfPlayVecEnv(VecEnv):
+    """N games of ``game`` with the learner in one seat of each; see the module docstring.
+
+    Args:
+        game: registered game name.
+        env_config: the game's options (validated by the engine).
+        n_envs: games stepped together.
+        rates: ``{"self": p, "random": q, "heuristic": r}`` (normalised) for each opponent seat.
+        pool_size: snapshots kept; ``pool.add`` is called by the training loop.
+        latest_prob: share of self-play seats that get the newest snapshot.
+        learner_seat: a seat number, or ``"random"`` to rotate the learner each episode.
+        seed: seeds every game, the seat and opponent draws, and the opponents' sampling.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        env_config: dict[str, Any],
+        n_envs: int,
+        rates: dict[str, float],
+        pool_size: int = 8,
+        latest_prob: float = 0.5,
+        learner_seat: int | str = "random",
+        opponent_deterministic: bool = False,
+        seed: int = 0,
+    ) -> None:
+        seeds = np.random.SeedSequence(seed).spawn(n_envs + 2)
+        self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
+        for engine, ss in zip(self.engines, seeds[2:], strict=True):
+            engine.rng = np.random.default_rng(ss)
+        eng = self.engines[0]
+        self.game = game
+        self.env_config = dict(env_config)
+        self.num_players = eng.num_players
+        self.num_actions = eng.num_actions
+        self.obs_size = eng.layout.size
+        low, high = eng.layout.bounds()
+        super().__init__(n_envs, spaces.Box(low, high, dtype=np.float32),
+                         spaces.Discrete(eng.num_actions))
+
+        self.rng = np.random.default_rng(seeds[0])  # seats and opponent draws
+        opp_rng = np.random.default_rng(seeds[1])  # opponents' own action sampling
+        weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
+                            rates.get("self", 0.0)], dtype=np.float64)
+        if weights.sum() <= 0:
+            raise ValueError("selfplay.opponents: at least one rate must be positive")
+        self.kind_p = weights / weights.sum()
+        self.latest_prob = float(latest_prob)
+        self.learner_seat_option = learner_seat
+        self.pool = OpponentPool(pool_size, opponent_deterministic, opp_rng)
+        self.random_actor = RandomActor(opp_rng)
+        self.heuristic_actor = (AgentActor(make_agent("heuristic", game, eng.config), "heuristic")
+                                if weights[1] > 0 else None)
+
+        n = self.num_players
+        self.learner = np.zeros(n_envs, dtype=np.int64)
+        self.seat_actor = np.zeros((n_envs, n), dtype=np.int64)  # actor id per seat
+        self.ep_return = np.zeros(n_envs, dtype=np.float64)
+        self.ep_length = np.zeros(n_envs, dtype=np.int64)
+        self.ep_start = np.zeros(n_envs, dtype=np.float64)
+        self._obs = np.zeros((n_envs, self.obs_size), dtype=np.float32)
+        self._masks = np.zeros((n_envs, self.num_actions), dtype=bool)
+        self._scratch = np.zeros((n_envs, self.obs_size), dtype=np.float32)
+        self._scratch_mask = np.zeros((n_envs, self.num_actions), dtype=np.int8)
+        self._actions: np.ndarray | None = None
+        self.episodes_finished = 0
+
+    # -- VecEnv API ------------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        for i in range(self.num_envs):
+            self._new_episode(i)
+        self._advance(list(range(self.num_envs)), rewards=None, finished=None)
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self):
+        actions = self._actions
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        finished: dict[int, dict[str, Any]] = {}
+        for i, engine in enumerate(self.engines):
+            a = int(actions[i])
+            if not self._masks[i, a]:
+                raise ValueError(f"env {i}: the learner chose illegal action {a} "
+                                 f"({engine.illegal_reason(a)})")
+            engine.step(a)
+            rewards[i] += engine.rewards[self.learner[i]]
+            self.ep_length[i] += 1
+        self._advance(list(range(self.num_envs)), rewards, finished)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i, info in finished.items():
+            dones[i] = True
+            infos[i] = info
+        self.ep_return[~dones] += rewards[~dones]
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks.copy()
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self._masks[self._get_indices(indices)])
+        raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        idx = list(self._get_indices(indices))
+        if attr_name == "render_mode":
+            return [None] * len(idx)
+        if attr_name == "learner_seat":
+            return [int(self.learner[i]) for i in idx]
+        raise AttributeError(f"SelfPlayVecEnv has no per-env attribute {attr_name!r}")
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name in ("action_masks", "render_mode", "learner_seat")
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        raise AttributeError(f"SelfPlayVecEnv does not set per-env attribute {attr_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def close(self) -> None:
+        pass
+
+    # -- episodes --------------------------------------------------------------------------------
+    def _new_episode(self, i: int) -> None:
+        """Deal a game, seat the learner, and draw an opponent for every other seat."""
+        n = self.num_players
+        rng = self.rng
+        opt = self.learner_seat_option
+        self.learner[i] = rng.integers(n) if opt == "random" else int(opt)
+        kinds = rng.choice(3, size=n, p=self.kind_p)
+        for seat in range(n):
+            kind = kinds[seat]
+            if kind == 2 and self.pool.actors:
+                if rng.random() < self.latest_prob:
+                    slot = self.pool.newest
+                else:
+                    slot = int(rng.integers(len(self.pool.actors)))
+                self.seat_actor[i, seat] = 2 + slot
+            else:
+                # No snapshot yet (before the first): play the random agent instead.
+                self.seat_actor[i, seat] = HEURISTIC if kind == 1 else RANDOM
+        self.engines[i].reset()
+        self.ep_return[i] = 0.0
+        self.ep_length[i] = 0
+        self.ep_start[i] = time.time()
+
+    def _actor(self, actor_id: int):
+        if actor_id == RANDOM:
+            return self.random_actor
+        if actor_id == HEURISTIC:
+            return self.heuristic_actor
+        return self.pool.actors[actor_id - 2]
+
+    def _advance(self, pending: Sequence[int], rewards: np.ndarray | None,
+                 finished: dict[int, dict[str, Any]] | None) -> None:
+        """Play opponents (batched) until every game in ``pending`` waits on the learner.
+
+        A game that ends is recorded in ``finished`` (when this follows a learner step) and
+        re-dealt; a game that ends before the learner's first decision is simply re-dealt.
+        """
+        live = list(pending)
+        in_episode = np.zeros(self.num_envs, dtype=bool)  # learner has acted this episode
+        if rewards is not None:
+            in_episode[list(pending)] = True
+        redeals = np.zeros(self.num_envs, dtype=np.int64)
+        while live:
+            groups: dict[int, list[int]] = {}
+            still: list[int] = []
+            for i in live:
+                engine = self.engines[i]
+                if engine.done:
+                    if in_episode[i]:
+                        finished[i] = self._finish(i, float(rewards[i]))
+                        in_episode[i] = False
+                    else:
+                        redeals[i] += 1
+                        if redeals[i] > _MAX_REDEALS:  # pragma: no cover - no game does this
+                            raise RuntimeError("episodes keep ending before the learner acts")
+                    self._new_episode(i)
+                seat = engine.current_player
+                if seat == self.learner[i]:
+                    engine.write_observation(seat, self._obs[i])
+                    self._masks[i] = engine.legal_mask()
+                    continue
+                groups.setdefault(int(self.seat_actor[i, seat]), []).append(i)
+                still.append(i)
+            for actor_id, idx in groups.items():
+                k = len(idx)
+                obs, masks = self._scratch[:k], self._scratch_mask[:k]
+                for j, i in enumerate(idx):
+                    engine = self.engines[i]
+                    engine.write_observation(engine.current_player, obs[j])
+                    masks[j] = engine.legal_mask()
+                actions = self._actor(actor_id).act(obs, masks)
+                for j, i in enumerate(idx):
+                    engine = self.engines[i]
+                    a = int(actions[j])
+                    if not masks[j, a]:
+                        raise ValueError(f"opponent {self._actor(actor_id).name!r} chose illegal "
+                                         f"action {a}: {engine.illegal_reason(a)}")
+                    engine.step(a)
+                    if in_episode[i] and rewards is not None:
+                        rewards[i] += engine.rewards[self.learner[i]]
+            live = still
+
+    def _finish(self, i: int, last_reward: float) -> dict[str, Any]:
+        """The info SB3 and our callbacks read when an episode ends."""
+        engine = self.engines[i]
+        learner = int(self.learner[i])
+        terminal = np.empty(self.obs_size, dtype=np.float32)
+        engine.write_observation(learner, terminal)
+        result = engine.result()
+        winners = result["winners"]
+        win = (1.0 / len(winners)) if learner in winners else 0.0
+        ids = [int(a) for s, a in enumerate(self.seat_actor[i]) if s != learner]
+        kinds = ["random" if a == RANDOM else "heuristic" if a == HEURISTIC else "self"
+                 for a in ids]
+        opponent = kinds[0] if len(set(kinds)) == 1 else "mixed"
+        self.episodes_finished += 1
+        return {
+            "terminal_observation": terminal,
+            "TimeLimit.truncated": bool(engine.truncated and not engine.terminated),
+            "episode": {"r": float(self.ep_return[i] + last_reward), "l": int(self.ep_length[i]),
+                        "t": round(time.time() - self.ep_start[i], 6)},
+            "is_success": win > 0,
+            "win": win,
+            "winners": list(winners),
+            "opponent": opponent,
+            "learner_seat": learner,
+        }
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue exactly: games, seats, opponents, RNG streams."""
+        return {
+            "engines": [e.state_dict() for e in self.engines],
+            "rng": self.rng.bit_generator.state,
+            "opp_rng": self.pool.rng.bit_generator.state,
+            "learner": self.learner.copy(),
+            "seat_actor": self.seat_actor.copy(),
+            "ep_return": self.ep_return.copy(),
+            "ep_length": self.ep_length.copy(),
+            "obs": self._obs.copy(),
+            "masks": self._masks.copy(),
+            "pool": self.pool.state_dict(),
+            "heuristic": pickle.dumps(self.heuristic_actor),
+            "episodes_finished": self.episodes_finished,
+        }
+
+    def load_state_dict(self, state: dict[str, Any], template_policy: Any) -> None:
+        if len(state["engines"]) != self.num_envs:
+            raise ValueError(f"checkpoint has {len(state['engines'])} envs, config has "
+                             f"{self.num_envs} (selfplay.n_envs)")
+        for engine, es in zip(self.engines, state["engines"], strict=True):
+            engine.load_state_dict(es)
+        self.rng.bit_generator.state = state["rng"]
+        self.pool.rng.bit_generator.state = state["opp_rng"]
+        self.learner[:] = state["learner"]
+        self.seat_actor[:] = state["seat_actor"]
+        self.ep_return[:] = state["ep_return"]
+        self.ep_length[:] = state["ep_length"]
+        self._obs[:] = state["obs"]
+        self._masks[:] = state["masks"]
+        self.pool.load_state_dict(state["pool"], template_policy)
+        self.heuristic_actor = pickle.loads(state["heuristic"])
+        self.episodes_finished = state["episodes_finished"]
+        now = time.time()
+        self.ep_start[:] = now

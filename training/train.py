@@ -1,0 +1,387 @@
+"""Self-play MaskablePPO for any card-envs game, from one YAML config.
+
+    python -m training.train --config configs/roy.yaml
+    python -m training.train --resume runs/roy/<run>
+
+Read top to bottom: build the batched self-play VecEnv and the learner; a callback snapshots the
+learner into the opponent pool every ``selfplay.snapshot_every`` steps, evaluates it against
+the random and heuristic agents every ``evaluation.every`` steps (keeping ``best.zip``), and
+writes an atomic checkpoint every ``training.checkpoint_every`` steps. All three happen at
+rollout boundaries, where the run's whole state is small and well defined, so ``--resume``
+continues exactly as if never stopped. The end of a run evaluates ``best.zip`` and ``final.zip``
+over ``evaluation.final_games`` games per opponent.
+
+Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkpoint.pt``,
+``latest.zip`` / ``best.zip`` / ``final.zip``, ``progress.csv`` and ``eval.csv`` (metrics),
+``tb/`` (TensorBoard), ``training_curve.png``, ``evaluation.json`` / ``evaluation.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+
+from training.actors import TorchPolicyActor
+from training.checkpoint import (
+    CHECKPOINT_NAME,
+    atomic_write,
+    load_checkpoint,
+    rng_states,
+    save_checkpoint,
+    set_rng_states,
+)
+from training.config import Config, load_config, save_config
+from training.evaluate import evaluate, plot_report
+from training.plots import plot_training_curve
+from training.selfplay import SelfPlayVecEnv
+
+EVAL_OPPONENTS = ("random", "heuristic")
+
+
+# -- metrics files -----------------------------------------------------------------------------
+class CsvLog:
+    """An append-only CSV that, on resume, drops rows written after the checkpoint."""
+
+    def __init__(self, path: Path, columns: Sequence[str], resume_step: int | None) -> None:
+        self.path, self.columns = path, list(columns)
+        if resume_step is not None and path.exists():
+            with open(path, newline="") as f:
+                rows = [r for r in csv.DictReader(f) if int(r["step"]) <= resume_step]
+            self._write_all(rows)
+        elif not path.exists() or resume_step is None:
+            self._write_all([])
+
+    def _write_all(self, rows: list[dict[str, Any]]) -> None:
+        with open(self.path, "w", newline="") as f:
+            writer = csv.DictWriter(f, self.columns)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def append(self, row: dict[str, Any]) -> None:
+        with open(self.path, "a", newline="") as f:
+            csv.DictWriter(f, self.columns).writerow(row)
+
+
+# -- the callback that runs self-play around SB3's learn() ---------------------------------------
+class SelfPlayCallback(BaseCallback):
+    """Snapshots, evaluations, checkpoints, metrics, the progress bar and the time limit."""
+
+    def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv, progress: bool,
+                 resume_state: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.cfg, self.run_dir, self.venv, self.show_progress = cfg, run_dir, venv, progress
+        sp, tr = cfg.selfplay, cfg.training
+        sched = (resume_state or {}).get("schedule", {})
+        self.next_snapshot = sched.get("next_snapshot", sp.snapshot_every)
+        self.next_eval = sched.get("next_eval", 0)
+        self.next_checkpoint = sched.get("next_checkpoint", tr.checkpoint_every)
+        self.best_score = sched.get("best_score", -np.inf)
+        self.elapsed_before = sched.get("elapsed", 0.0)
+        self.last_checkpoint = sched.get("last_checkpoint", -1)
+        self.last_eval = sched.get("last_eval", -1)
+        self.session_start = time.time()
+        self.stop = False
+        self.wins: dict[str, deque] = {k: deque(maxlen=500) for k in ("self", "random",
+                                                                          "heuristic", "mixed")}
+        resume_step = resume_state["num_timesteps"] if resume_state else None
+        self.progress_csv = CsvLog(run_dir / "progress.csv", [
+            "step", "elapsed", "fps", "ep_rew_mean", "ep_len_mean", "win_vs_self",
+            "win_vs_random", "win_vs_heuristic", "pool"], resume_step)
+        cols = ["step", "elapsed", "chance"]
+        for opp in EVAL_OPPONENTS:
+            cols += [f"{opp}_win_rate", f"{opp}_ci_low", f"{opp}_ci_high"]
+        self.eval_csv = CsvLog(run_dir / "eval.csv", cols, resume_step)
+        self.bar = None
+        self.fps_mark = (time.time(), 0)
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + time.time() - self.session_start
+
+    def _on_training_start(self) -> None:
+        self.fps_mark = (time.time(), self.num_timesteps)
+        if self.show_progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.cfg.training.total_timesteps, initial=self.num_timesteps,
+                            unit="step", unit_scale=True, dynamic_ncols=True)
+
+    def _on_rollout_start(self) -> None:
+        step = self.num_timesteps
+        if step >= self.next_snapshot:
+            self.venv.pool.add(self.model.policy, step)
+            self.next_snapshot = _next(self.next_snapshot, self.cfg.selfplay.snapshot_every, step)
+        if step >= self.next_eval:
+            self.evaluate(step)
+            self.next_eval = _next(self.next_eval, self.cfg.evaluation.every, step)
+        if step >= self.next_checkpoint:
+            self.next_checkpoint = _next(self.next_checkpoint, self.cfg.training.checkpoint_every,
+                                         step)
+            self.checkpoint()
+        limit = self.cfg.training.time_limit_minutes
+        if limit is not None and self.elapsed() >= 60 * limit:
+            self.checkpoint()
+            self.stop = True
+
+    def _on_step(self) -> bool:
+        dones, infos = self.locals["dones"], self.locals["infos"]
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            self.wins[info["opponent"]].append(info["win"])
+        if self.bar is not None:
+            self.bar.update(self.training_env.num_envs)
+        return not self.stop
+
+    def _on_rollout_end(self) -> None:
+        now, step = time.time(), self.num_timesteps
+        fps = (step - self.fps_mark[1]) / max(now - self.fps_mark[0], 1e-9)
+        self.fps_mark = (now, step)
+        buf = self.model.ep_info_buffer
+        row = {
+            "step": step, "elapsed": round(self.elapsed(), 1), "fps": round(fps),
+            "ep_rew_mean": _mean([e["r"] for e in buf]),
+            "ep_len_mean": _mean([e["l"] for e in buf]),
+            "win_vs_self": _mean(self.wins["self"]), "win_vs_random": _mean(self.wins["random"]),
+            "win_vs_heuristic": _mean(self.wins["heuristic"]),
+            "pool": len(self.venv.pool.actors),
+        }
+        self.progress_csv.append(row)
+        for key in ("win_vs_self", "win_vs_random", "win_vs_heuristic"):
+            if row[key] != "":
+                self.logger.record(f"selfplay/{key}", row[key])
+        self.logger.record("selfplay/pool_size", row["pool"])
+        if self.bar is not None:
+            self.bar.set_postfix(win_rnd=row["win_vs_random"], win_heu=row["win_vs_heuristic"],
+                                 fps=row["fps"], refresh=False)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    # -- evaluation and checkpoints --------------------------------------------------------------
+    def evaluate(self, step: int) -> None:
+        """Greedy learner against random and heuristic, seats rotated; keep the best policy.
+
+        Uses its own seeded RNGs and no torch sampling, so it never perturbs training.
+        """
+        cfg, ev = self.cfg, self.cfg.evaluation
+        learner = TorchPolicyActor(self.model.policy, ev.deterministic,
+                                   np.random.default_rng(step), name="learner")
+        report = evaluate(cfg.game, [learner, *EVAL_OPPONENTS], games=ev.games, config=cfg.env,
+                          seed=cfg.seed + step, parallel=ev.parallel,
+                          pairs=[(0, 1 + k) for k in range(len(EVAL_OPPONENTS))],
+                          labels=["learner", *EVAL_OPPONENTS])
+        row: dict[str, Any] = {"step": step, "elapsed": round(self.elapsed(), 1),
+                               "chance": report["chance"]}
+        for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
+            row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
+            row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
+            self.logger.record(f"eval/win_rate_vs_{opp}", match["win_rate"])
+        self.eval_csv.append(row)
+        plot_training_curve(self.run_dir / "eval.csv", self.run_dir / "training_curve.png",
+                            title=f"{cfg.game} self-play ({self.run_dir.name})")
+        self.last_eval = step
+        score = sum(row[f"{opp}_win_rate"] for opp in EVAL_OPPONENTS)
+        if score > self.best_score:
+            self.best_score = score
+            save_model(self.model, self.run_dir / "best.zip")
+        if self.bar is not None:
+            self.bar.write(f"step {step}: win rate vs random {row['random_win_rate']:.3f}, "
+                           f"vs heuristic {row['heuristic_win_rate']:.3f}")
+
+    def checkpoint(self) -> None:
+        step = self.num_timesteps
+        if step == self.last_checkpoint:
+            return
+        self.last_checkpoint = step
+        model = self.model
+        save_checkpoint(self.run_dir / CHECKPOINT_NAME, {
+            "config": self.cfg.to_dict(),
+            "num_timesteps": step,
+            "n_updates": model._n_updates,
+            "policy": model.policy.state_dict(),
+            "optimizer": model.policy.optimizer.state_dict(),
+            "last_obs": model._last_obs,
+            "last_episode_starts": model._last_episode_starts,
+            "ep_info_buffer": list(model.ep_info_buffer or []),
+            "venv": self.venv.state_dict(),
+            "rng": rng_states(),
+            "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+                         "next_checkpoint": self.next_checkpoint, "best_score": self.best_score,
+                         "elapsed": self.elapsed(), "last_checkpoint": step,
+                         "last_eval": self.last_eval},
+        })
+        save_model(model, self.run_dir / "latest.zip")
+
+
+def _next(current: int, every: int, step: int) -> int:
+    while current <= step:
+        current += every
+    return current
+
+
+def _mean(values: Any) -> float | str:
+    values = list(values)
+    return round(float(np.mean(values)), 4) if values else ""
+
+
+def save_model(model: MaskablePPO, path: Path) -> None:
+    atomic_write(path, lambda tmp: model.save(tmp))
+
+
+# -- the run -------------------------------------------------------------------------------------
+def make_run_dir(cfg: Config, runs_dir: str, name: str | None) -> Path:
+    name = name or f"{time.strftime('%Y%m%d-%H%M%S')}-seed{cfg.seed}"
+    run_dir = Path(runs_dir) / cfg.game / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} or another --run-name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True,
+          extra_callbacks: Sequence[BaseCallback] = (), final_eval: bool = True) -> dict[str, Any]:
+    """Train (or continue) the run in ``run_dir``; returns a summary of the run."""
+    torch.set_num_threads(cfg.training.torch_threads)
+    sp = cfg.selfplay
+
+    # 1. N games of the game, opponents batched, learner seat rotating.
+    venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, sp.opponents, pool_size=sp.pool_size,
+                          latest_prob=sp.latest_prob, learner_seat=sp.learner_seat,
+                          opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed)
+
+    # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
+    model = MaskablePPO("MlpPolicy", venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
+                        **cfg.ppo)
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+
+    # 3. Fresh run: the untrained policy is the pool's first snapshot. Resume: restore it all.
+    state = None
+    if resume:
+        state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
+        restore(model, venv, state)
+    else:
+        if cfg.training.init_from:
+            init_weights(model, cfg.training.init_from)
+        venv.pool.add(model.policy, 0)
+    callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state)
+
+    # 4. Learn until total_timesteps (or the time limit; checkpoint first).
+    remaining = cfg.training.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=[callback, *extra_callbacks],
+                    reset_num_timesteps=not resume)
+        if not callback.stop and model.num_timesteps >= cfg.training.total_timesteps:
+            if callback.last_eval < model.num_timesteps:
+                callback.evaluate(model.num_timesteps)  # the curve's last point
+            callback.checkpoint()  # after train(): a rollout boundary, so exact to resume from
+    save_model(model, run_dir / "final.zip")
+    summary = {"run_dir": str(run_dir), "num_timesteps": model.num_timesteps,
+               "elapsed_seconds": round(callback.elapsed(), 1), "stopped_by_time_limit":
+               callback.stop, "best_training_eval_score": callback.best_score}
+
+    # 5. The honest figure: fresh games, many of them, for best.zip and final.zip.
+    if final_eval and cfg.evaluation.final_games > 0:
+        summary["evaluation"] = final_evaluation(cfg, run_dir)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    return summary
+
+
+def init_weights(model: MaskablePPO, path: str) -> None:
+    """Start from a saved policy's weights (same game layout and net_arch), fresh optimizer."""
+    from card_envs.agents.policy import load_maskable_ppo
+
+    source = load_maskable_ppo(path)
+    try:
+        model.policy.load_state_dict(source.policy.state_dict())
+    except RuntimeError as err:
+        raise ValueError(f"training.init_from: {path!r} does not fit this config's policy "
+                         f"(game layout or ppo.policy_kwargs.net_arch differ): {err}") from None
+
+
+def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> None:
+    """Put a checkpoint back into a freshly built model and VecEnv."""
+    model.policy.load_state_dict(state["policy"])
+    model.policy.optimizer.load_state_dict(state["optimizer"])
+    model.num_timesteps = state["num_timesteps"]
+    model._n_updates = state["n_updates"]
+    model._last_obs = state["last_obs"]
+    model._last_episode_starts = state["last_episode_starts"]
+    venv.load_state_dict(state["venv"], model.policy)
+    set_rng_states(state["rng"])
+
+
+def final_evaluation(cfg: Config, run_dir: Path) -> dict[str, Any]:
+    policies = [p for p in ("best.zip", "final.zip") if (run_dir / p).exists()]
+    agents = [str(run_dir / p) for p in policies] + list(EVAL_OPPONENTS)
+    k = len(policies)
+    pairs = [(i, k + j) for i in range(k) for j in range(len(EVAL_OPPONENTS))]
+    report = evaluate(cfg.game, agents, games=cfg.evaluation.final_games, config=cfg.env,
+                      seed=cfg.seed + 10**9, parallel=cfg.evaluation.parallel,
+                      deterministic=cfg.evaluation.deterministic, pairs=pairs,
+                      labels=[*policies, *EVAL_OPPONENTS])
+    (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
+    plot_report(report, str(run_dir / "evaluation.png"))
+    return {f"{m['a']} vs {m['b']}": {"win_rate": round(m["win_rate"], 4),
+                                      "ci95": [round(x, 4) for x in m["ci95"]],
+                                      "wins": m["wins"], "losses": m["losses"],
+                                      "games": m["games"]} for m in report["matches"]}
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description="Self-play MaskablePPO training.")
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--config", help="configs/<game>.yaml")
+    src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
+    parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--run-name", default=None)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--total-timesteps", type=int, default=None,
+                        help="with --resume: train to this many steps (extends a finished run)")
+    parser.add_argument("--time-limit-minutes", type=float, default=None,
+                        help="with --resume: a new wall-time limit for the whole run")
+    args = parser.parse_args(argv)
+
+    if args.resume:
+        run_dir = Path(args.resume)
+        if not (run_dir / "config.yaml").is_file():
+            parser.error(f"{run_dir} is not a run directory (no config.yaml)")
+        cfg = load_config(run_dir / "config.yaml")
+        if args.total_timesteps is not None or args.time_limit_minutes is not None:
+            if args.total_timesteps is not None:
+                cfg.training.total_timesteps = args.total_timesteps
+            if args.time_limit_minutes is not None:
+                cfg.training.time_limit_minutes = args.time_limit_minutes
+            save_config(cfg, run_dir / "config.yaml")
+    else:
+        cfg = load_config(args.config)
+        run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
+        save_config(cfg, run_dir / "config.yaml")
+    print(f"run directory: {run_dir}")
+    summary = train(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    _print_summary(summary)
+    return summary
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    print(f"steps {summary['num_timesteps']}, wall time {summary['elapsed_seconds']:.0f} s"
+          + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""))
+    for name, m in summary.get("evaluation", {}).items():
+        lo, hi = m["ci95"]
+        print(f"  {name:<28} win rate {m['win_rate']:.3f}  [{lo:.3f}, {hi:.3f}]  "
+              f"({m['wins']} W / {m['losses']} L of {m['games']})")
+
+
+if __name__ == "__main__":
+    main()
