@@ -1,6 +1,6 @@
 """Training configuration: one YAML per game, every key validated on load.
 
-A config has six sections; ``game`` and ``seed`` sit at the top level. A key that is unknown or
+A config has seven sections; ``game`` and ``seed`` sit at the top level. A key that is unknown or
 of the wrong type is an error naming it (``ppo.n_step: unknown key (did you mean 'n_steps'?)``),
 because a mistyped hyperparameter that silently falls back to its default wastes a whole run.
 The game's own options (``env``) are checked by the game's engine, and MaskablePPO's keyword
@@ -47,6 +47,21 @@ class TrainingConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour cloning from the heuristic before self-play (``games: 0`` turns it off).
+
+    The heuristic plays every seat; the policy learns its moves (cross-entropy over legal
+    actions) and the value head learns the games' outcomes. Its wall time counts against
+    ``training.time_limit_minutes``."""
+
+    games: int = 0  # heuristic-vs-heuristic games to learn from
+    epochs: int = 4  # passes over those decisions
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    max_decisions: int = 400_000  # cap on the decisions kept (memory and time)
+
+
+@dataclass
 class EvaluationConfig:
     every: int = 50_000  # learner steps between evaluations against random and heuristic
     games: int = 200  # games per opponent in those evaluations
@@ -64,6 +79,7 @@ class Config:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(asdict(self))
@@ -190,6 +206,7 @@ def from_dict(data: dict[str, Any]) -> Config:
         selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay")),
         training=_build_section(TrainingConfig, "training", data.get("training")),
         evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation")),
+        pretrain=_build_section(PretrainConfig, "pretrain", data.get("pretrain")),
     )
     _check_values(cfg)
     return cfg
@@ -223,6 +240,15 @@ def _check_values(cfg: Config) -> None:
     if not 0.0 <= sp.latest_prob <= 1.0:
         raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
                           f"got {sp.latest_prob}")
+    pt = cfg.pretrain
+    for name, value in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs}.items():
+        if value < 0:
+            raise ConfigError(f"{name}: expected >= 0, got {value!r}")
+    for name, value in {"pretrain.batch_size": pt.batch_size,
+                        "pretrain.learning_rate": pt.learning_rate,
+                        "pretrain.max_decisions": pt.max_decisions}.items():
+        if value <= 0:
+            raise ConfigError(f"{name}: expected a positive number, got {value!r}")
     if ev.final_games < 0:
         raise ConfigError(f"evaluation.final_games: expected >= 0, got {ev.final_games}")
     rollout = cfg.ppo["n_steps"] * sp.n_envs

@@ -45,6 +45,7 @@ from training.checkpoint import (
 from training.config import Config, load_config, save_config
 from training.evaluate import evaluate, plot_report
 from training.plots import plot_training_curve
+from training.pretrain import pretrain
 from training.selfplay import SelfPlayVecEnv
 
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -268,14 +269,25 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
 
     # 3. Fresh run: the untrained policy is the pool's first snapshot. Resume: restore it all.
     state = None
+    pretrain_stats: dict[str, float] = {}
     if resume:
         state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
         restore(model, venv, state)
     else:
         if cfg.training.init_from:
             init_weights(model, cfg.training.init_from)
+        if cfg.pretrain.games:
+            # Optional warm start: clone the heuristic before self-play (training/pretrain.py).
+            pt = cfg.pretrain
+            pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
+                                      pt.batch_size, pt.learning_rate, pt.max_decisions,
+                                      seed=cfg.seed)
+            print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
+                  f"{pretrain_stats['bc_accuracy']:.3f}, {pretrain_stats['seconds']:.0f} s")
         venv.pool.add(model.policy, 0)
     callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state)
+    # The warm start's wall time counts against the run's time limit.
+    callback.elapsed_before += pretrain_stats.get("seconds", 0.0)
 
     # 4. Learn until total_timesteps (or the time limit; checkpoint first).
     remaining = cfg.training.total_timesteps - model.num_timesteps
@@ -289,7 +301,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
     save_model(model, run_dir / "final.zip")
     summary = {"run_dir": str(run_dir), "num_timesteps": model.num_timesteps,
                "elapsed_seconds": round(callback.elapsed(), 1), "stopped_by_time_limit":
-               callback.stop, "best_training_eval_score": callback.best_score}
+               callback.stop, "best_training_eval_score": callback.best_score,
+               "pretrain": pretrain_stats}
 
     # 5. The honest figure: fresh games, many of them, for best.zip and final.zip.
     if final_eval and cfg.evaluation.final_games > 0:
