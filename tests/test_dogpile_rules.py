@@ -10,15 +10,19 @@ import pytest
 from card_envs.agents import RandomAgent
 from card_envs.core.cards import card_code, card_id
 from card_envs.games.dogpile.engine import (
+    BURY,
     DIG,
     DOWN,
     ENC,
     FREE,
     HOLDING,
+    KEEP,
     PLAY,
     SHUFFLE,
     SLOT_FEATURES,
     SNIFF,
+    UP,
+    WAIT,
     DogpileEngine,
     round_feats,
 )
@@ -527,6 +531,52 @@ def test_incremental_observation_matches_full_rebuild(config: dict) -> None:
                 e.write_observation(seat, a)
                 e._write_full(seat, b)
                 np.testing.assert_array_equal(a, b)
+
+
+def reference_mask(e: DogpileEngine, seat: int) -> np.ndarray:
+    """Legal actions straight from the position (mask_for keeps templates current instead)."""
+    out = np.zeros(e.num_actions, np.int8)
+    if e.phase == PLAY:
+        if e.dog_phase[seat] == FREE:
+            if (e.paws[seat] < 0).any():
+                out[DIG:DOWN] = e.occupied
+            out[BURY:BURY + 3] = e.paws[seat] >= 0
+        else:
+            out[DOWN:UP] = out[UP:KEEP] = e.empty
+            out[KEEP] = e.dog_phase[seat] == HOLDING
+        out[WAIT] = 1
+    elif seat == e.current_player:
+        if e.phase == SNIFF:
+            out[DIG:DOWN] = e.occupied
+        elif e.phase == SHUFFLE:
+            out[DOWN:UP] = e.empty
+    return out
+
+
+@pytest.mark.parametrize("config", [{}, {"memory": 0.3, "num_players": 4}])
+def test_clones_and_pickles_keep_their_own_caches(config: dict) -> None:
+    """The observation cache is written through views of it and the masks come from
+    templates: a copy must keep its own, and both must match the position at every step."""
+    import pickle
+
+    e = DogpileEngine(**config)
+    e.reset(seed=3)
+    rng = np.random.default_rng(1)
+    a = np.empty(e.layout.size, np.float32)
+    b = np.empty_like(a)
+    mask = np.zeros(e.num_actions, np.int8)
+    for _ in range(40):
+        e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
+    copies = [e, e.clone(), pickle.loads(pickle.dumps(e))]
+    for k, c in enumerate(copies):
+        r = np.random.default_rng(10 + k)
+        while not c.done:
+            c.step(int(r.choice(np.flatnonzero(c.legal_mask()))))
+            for seat in range(c.num_players):
+                c.write_observation(seat, a)
+                c._write_full(seat, b)
+                np.testing.assert_array_equal(a, b)
+                np.testing.assert_array_equal(c.mask_for(seat, mask), reference_mask(c, seat))
 
 
 def test_heuristic_beats_random() -> None:

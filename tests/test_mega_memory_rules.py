@@ -492,13 +492,17 @@ def test_resampling_keeps_remembered_positions_and_redraws_the_rest() -> None:
 
 
 def test_incremental_views_equal_the_reference_encoding() -> None:
-    for memory in ("perfect", 0.3):
+    for memory in ("perfect", 0.3, "none"):
         e = MegaMemoryEngine(memory=memory)
         rng = np.random.default_rng(5)
         for episode in range(6):
             e.reset(seed=episode)
             while not e.done:
                 e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
+                if memory != "perfect":  # the per-seat memory mirror follows the tracker
+                    for seat in (0, 1):
+                        row = e.tracker.known[seat].tolist()
+                        assert e._held[seat] == {k: c for k, c in enumerate(row) if c >= 0}
                 for seat in (0, 1):
                     fresh = e.clone()
                     fresh._views_ok = False

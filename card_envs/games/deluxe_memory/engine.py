@@ -93,6 +93,16 @@ for _c in range(54):
     if COLOUR_OF[_c] >= 0:
         _FEAT[_c, 14 + COLOUR_OF[_c]] = 1.0
 CARD_FEAT = _FEAT
+#: The same rows as a list (index -1: unknown), for cheap per-cell writes.
+FEAT_ROWS = list(CARD_FEAT)
+#: The NOMATCH masks by how many cards the player can afford to hide (0, 1, 2).
+NOMATCH_MASKS = [np.zeros(NUM_ACTIONS, dtype=np.int8) for _ in range(3)]
+for _k, _m in enumerate(NOMATCH_MASKS):
+    _m[SHOW_BOTH] = 1
+    if _k >= 1:
+        _m[HIDE_FIRST] = _m[HIDE_SECOND] = 1
+    if _k >= 2:
+        _m[HIDE_BOTH] = 1
 #: Index of a card in the public "off the grid" counts: 13 ranks x (black, red), then jokers.
 REMOVED_INDEX = [RANK_OF[c] * 2 + COLOUR_OF[c] if c < 52 else 26 for c in range(54)]
 
@@ -187,11 +197,33 @@ class DeluxeMemoryEngine(Engine):
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._mask_valid = False
         self._present = np.zeros(NUM_CELLS, dtype=np.int8)
+        self._pick_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)  # PICK1's mask: _present
         self._facedown = np.zeros(NUM_CELLS, dtype=np.int8)
         self._public = np.full(NUM_CELLS, -1, dtype=np.int8)  # face-up card per cell
         self._faceup = np.zeros(NUM_CELLS, dtype=np.int8)
         self._removed = np.zeros(27, dtype=np.float32)
         self._rank_left = [0] * NUM_RANKS
+        # Each seat's observation without the fields that change every decision (picks,
+        # phase, effect, actor, turn owner), kept current by the events that change it, so
+        # observing is one copy plus a few scalars. The card block follows every memory event
+        # (show, conceal, swap) and tokens follow every payment; a seat's status block (active
+        # .. offer_pay) is rewritten when ``_ver`` moved since it was last written. Bulk
+        # changes (deal, snapshot load, resampling) set ``_views_ok = False`` and every view
+        # is rebuilt on next use; a seat's forgetting marks its card block stale.
+        self._views = np.zeros((n, self.layout.size), dtype=np.float32)
+        self._views_ok = False
+        self._cards_stale = [False] * n  # a seat forgot: rebuild its card block
+        self._ver = 0
+        self._seat_ver = [-1] * n
+        o = self._off
+        self._c0 = o["cards"]
+        self._fp0, self._sp0 = o["first_pick"], o["second_pick"]
+        self._ph0, self._actor0, self._owner0 = o["phase"], o["actor"], o["turn_owner"]
+        self._t0, self._r0 = o["tokens"], o["removed"]
+        assert (o["bank"], o["active"], o["shields"], o["ten_pairs"], o["skips"],
+                o["extra_turns"], o["offer_pay"], o["removed"]) == tuple(
+            self._t0 + k for k in (n, n + 1, 2 * n + 1, 3 * n + 1, 4 * n + 1, 5 * n + 1,
+                                   6 * n + 1, 6 * n + 2))
         self._reset_position()
 
     def _make_layout(self) -> ObsLayout:
@@ -296,7 +328,10 @@ class DeluxeMemoryEngine(Engine):
         for card in self.all_cards():
             if card not in self.grid:
                 self._removed[REMOVED_INDEX[card]] += 0.5
+        self._num_present = int(self._present.sum())
+        self._pick_mask[:NUM_CELLS] = self._present
         self._mask_valid = False
+        self._views_ok = False
 
     def _after_load(self) -> None:
         self._rebuild_caches()
@@ -305,6 +340,7 @@ class DeluxeMemoryEngine(Engine):
     def _after_forgetting(self, seat: int) -> None:
         # A card lying face up on the table is in plain view: it cannot be forgotten.
         np.copyto(self.tracker.known[seat], self._public, where=self._faceup.astype(bool))
+        self._cards_stale[seat] = True
 
     def _apply(self, action: int) -> None:
         before = self.tokens[:] if self.reward_mode == "score" else None
@@ -317,6 +353,17 @@ class DeluxeMemoryEngine(Engine):
     def _advance(self) -> None:
         """Resolve decisions that have exactly one legal action: they are formalities."""
         while not self.terminated:
+            # The common decisions have several legal actions whenever these hold (PICK1: all
+            # cards on the grid; PICK2: all but the first pick; NOMATCH: show or hide first).
+            ph = self.phase
+            if ph == PICK1:
+                if self._num_present >= 2:
+                    return
+            elif ph == PICK2:
+                if self._num_present >= 3:
+                    return
+            elif ph == NOMATCH and self.tokens[self.current_player] >= 2 - self.underdogs:
+                return
             mask = self.legal_mask()
             count = np.count_nonzero(mask)
             if count != 1:
@@ -335,7 +382,7 @@ class DeluxeMemoryEngine(Engine):
         if ph == PICK1:
             self.picks = [action]
             if self.peek_first:
-                self.tracker.show(action, self.grid[action], (actor,))
+                self._show(action, actor)
             self._set_phase(PICK2)
         elif ph == PICK2:
             self._second_pick(action)
@@ -364,8 +411,8 @@ class DeluxeMemoryEngine(Engine):
             self.sel_cells.append(action)
             if len(self.sel_cells) == 2:
                 a, b = self.sel_cells
-                self.tracker.show(a, self.grid[a], (actor,))
-                self.tracker.show(b, self.grid[b], (actor,))
+                self._show(a, actor)
+                self._show(b, actor)
                 self._swap_cells(a, b)
                 self._effect_done()
         elif ph == THREE_REVEAL:
@@ -416,6 +463,7 @@ class DeluxeMemoryEngine(Engine):
             if action == PAY:
                 self._pay(actor, 5)
                 self.extra_turns.insert(0, [actor, 0])
+                self._ver += 1
             self._next_turn()
         elif ph == JACK_PLAYER:
             self.sel_players.append(self._seat(action))
@@ -450,7 +498,9 @@ class DeluxeMemoryEngine(Engine):
     # -- turns -----------------------------------------------------------------------------
     def _start_turn(self, seat: int, offer_pay: bool) -> None:
         self.turn_owner = seat
-        self.turn_offer = offer_pay
+        if offer_pay != self.turn_offer:
+            self.turn_offer = offer_pay
+            self._ver += 1
         self.current_player = seat
         self._clear_effect()
         self._set_phase(PICK1)
@@ -458,15 +508,17 @@ class DeluxeMemoryEngine(Engine):
     def _end_turn(self) -> None:
         if self.terminated:
             return
-        self._clear_effect()
-        if not any(count >= 2 for count in self._rank_left):
+        if max(self._rank_left) < 2:
+            self._clear_effect()
             self._finish_by_tokens()
             return
         owner = self.turn_owner
         if self.turn_offer:
             self.turn_offer = False
+            self._ver += 1
             floor = 5 if self.underdogs else 6  # paying must not put the payer out
             if self.active[owner] and self.tokens[owner] >= floor:
+                self._clear_effect()
                 self.current_player = owner
                 self._set_phase(SEVEN_PAY)
                 return
@@ -476,6 +528,7 @@ class DeluxeMemoryEngine(Engine):
         n = self.num_players
         while self.extra_turns:
             seat, offer = self.extra_turns.pop(0)
+            self._ver += 1
             if self.active[seat]:
                 self._start_turn(seat, bool(offer))
                 return
@@ -486,6 +539,7 @@ class DeluxeMemoryEngine(Engine):
                 continue
             if self.skips[seat]:
                 self.skips[seat] -= 1
+                self._ver += 1
                 continue
             break
         self.rotation = seat
@@ -501,8 +555,9 @@ class DeluxeMemoryEngine(Engine):
         a = self.picks[0]
         self.picks.append(cell)
         ca, cb = self.grid[a], self.grid[cell]
-        self.tracker.show(a, ca, (actor,))
-        self.tracker.show(cell, cb, (actor,))
+        if self.tracker.known[actor, a] != ca:  # usually still known from the peek
+            self._show(a, actor)
+        self._show(cell, actor)
         if RANK_OF[ca] != RANK_OF[cb]:
             self._set_phase(NOMATCH)
             return
@@ -538,6 +593,12 @@ class DeluxeMemoryEngine(Engine):
             self._start_chart(rank)
 
     def _put_back(self, action: int) -> None:
+        if action == SHOW_BOTH:
+            a, b = self.picks
+            self._turn_face(a, True)
+            self._turn_face(b, True)
+            self._end_turn()
+            return
         hide = (action in (HIDE_FIRST, HIDE_BOTH), action in (HIDE_SECOND, HIDE_BOTH))
         for cell, hidden in zip(self.picks, hide, strict=True):
             if hidden:
@@ -566,6 +627,7 @@ class DeluxeMemoryEngine(Engine):
                 self._effect_done()
         elif effect == R_FIVE:
             self.extra_turns.append([owner, 0])
+            self._ver += 1
             self._set_phase(FIVE_CROSS)
             if not any(self._facedown[c] for cr in CROSSES.values() for c in cr):
                 self._effect_done()
@@ -575,15 +637,18 @@ class DeluxeMemoryEngine(Engine):
                 self._effect_done()
         elif effect == R_SEVEN:
             self.extra_turns.append([owner, 1])
+            self._ver += 1
             self._effect_done()
         elif effect == R_EIGHT:
             nxt = self._next_active(owner)
             if nxt != owner:
                 self.skips[nxt] += 1
+                self._ver += 1
             self._effect_done()
         elif effect in (R_NINE, R_TEN):
             b, a = self.discard.pop(), self.discard.pop()
             self.kept[owner].append([SHIELD if effect == R_NINE else TEN_PAIR, a, b])
+            self._ver += 1
             self._effect_done()
         elif effect == R_JACK:
             self._set_phase(JACK_PLAYER)
@@ -611,7 +676,7 @@ class DeluxeMemoryEngine(Engine):
         owner = self.effect_owner
         self.sel_cells = list(cells)
         for c in cells:
-            self.tracker.show(c, self.grid[c], (owner,))
+            self._show(c, owner)
         for c in SQUARES[self.area]:
             if self._facedown[c] and c not in cells:
                 self._reveal(c)
@@ -626,26 +691,54 @@ class DeluxeMemoryEngine(Engine):
         self.grid[cell] = -1
         self.face_up[cell] = False
         self._present[cell] = 0
+        self._pick_mask[cell] = 0
         self._facedown[cell] = 0
         self._public[cell] = -1
         self._faceup[cell] = 0
         self._rank_left[RANK_OF[card]] -= 1
-        self._removed[REMOVED_INDEX[card]] += 0.5
+        self._num_present -= 1
+        idx = REMOVED_INDEX[card]
+        self._removed[idx] += 0.5
         self.tracker.conceal(cell)
+        if self._views_ok:
+            views = self._views
+            views[:, cell] = 0.0  # present
+            views[:, NUM_CELLS + cell] = 0.0  # face_up
+            c = self._c0 + cell * CARD_FEATURES
+            views[:, c:c + CARD_FEATURES] = 0.0
+            views[:, self._r0 + idx] = self._removed[idx]
+
+    def _show(self, cell: int, seat: int) -> None:
+        """``seat`` alone looks at the card at ``cell``."""
+        card = self.grid[cell]
+        self.tracker.known[seat, cell] = card  # tracker.show(cell, card, (seat,)), inlined
+        if self._views_ok:
+            c = self._c0 + cell * CARD_FEATURES
+            self._views[seat, c:c + CARD_FEATURES] = FEAT_ROWS[card]
+
+    def _show_all(self, cell: int, card: int) -> None:
+        self.tracker.known[:, cell] = card  # tracker.show_all(cell, card), inlined
+        if self._views_ok:
+            c = self._c0 + cell * CARD_FEATURES
+            self._views[:, c:c + CARD_FEATURES] = FEAT_ROWS[card]
 
     def _reveal(self, cell: int) -> None:
         """Flip face up for everyone to see, then face down again."""
-        self.tracker.show_all(cell, self.grid[cell])
+        self._show_all(cell, self.grid[cell])
 
     def _turn_face(self, cell: int, up: bool) -> None:
+        if not up and not self.face_up[cell]:
+            return  # a face-down card stays face down: nothing changes, nobody sees anything
         card = self.grid[cell]
         # Everyone sees a card turned face up, and saw a face-up card being turned down.
         if up or self.face_up[cell]:
-            self.tracker.show_all(cell, card)
+            self._show_all(cell, card)
         self.face_up[cell] = up
         self._facedown[cell] = 0 if up else 1
         self._public[cell] = card if up else -1
         self._faceup[cell] = up
+        if self._views_ok:
+            self._views[:, NUM_CELLS + cell] = 1.0 if up else 0.0
 
     def _swap_cells(self, a: int, b: int) -> None:
         """Swap two cards in plain view: faces stay as they were, knowledge follows the cards."""
@@ -657,6 +750,15 @@ class DeluxeMemoryEngine(Engine):
             self._facedown[c] = 0 if f[c] else 1
             self._public[c] = g[c] if f[c] else -1
             self._faceup[c] = f[c]
+        if self._views_ok:
+            views = self._views
+            ca, cb = self._c0 + a * CARD_FEATURES, self._c0 + b * CARD_FEATURES
+            block = views[:, ca:ca + CARD_FEATURES].copy()
+            views[:, ca:ca + CARD_FEATURES] = views[:, cb:cb + CARD_FEATURES]
+            views[:, cb:cb + CARD_FEATURES] = block
+            for c in (a, b):
+                views[:, c] = 1.0 if g[c] >= 0 else 0.0
+                views[:, NUM_CELLS + c] = 1.0 if f[c] else 0.0
 
     # -- tokens ----------------------------------------------------------------------------------
     def _gain(self, seat: int, amount: int) -> None:
@@ -664,12 +766,16 @@ class DeluxeMemoryEngine(Engine):
         got = min(amount, self.bank)
         self.bank -= got
         self.tokens[seat] += got
+        if self._views_ok:
+            self._tokens_changed(seat)
 
     def _pay(self, seat: int, amount: int) -> None:
         """A voluntary payment to the bank (no shield: nothing is being lost to an effect)."""
         paid = min(amount, self.tokens[seat])
         self.tokens[seat] -= paid
         self.bank += paid
+        if self._views_ok:
+            self._tokens_changed(seat)
         self._check_out(seat)
 
     def _shielded(self, seat: int) -> bool:
@@ -687,6 +793,9 @@ class DeluxeMemoryEngine(Engine):
         moved = min(amount, self.tokens[giver])
         self.tokens[giver] -= moved
         self.tokens[receiver] += moved
+        if self._views_ok:
+            self._tokens_changed(giver)
+            self._tokens_changed(receiver)
         self._check_out(giver)
 
     def _equalise(self, a: int, b: int) -> None:
@@ -696,12 +805,25 @@ class DeluxeMemoryEngine(Engine):
         total = self.tokens[a] + self.tokens[b]
         self.tokens[a] = self.tokens[b] = total // 2
         self.bank += total % 2
+        if self._views_ok:
+            self._tokens_changed(a)
+            self._tokens_changed(b)
+
+    def _tokens_changed(self, seat: int) -> None:
+        """Write ``seat``'s tokens and the bank into every view."""
+        views, n, total = self._views, self.num_players, self.total_tokens
+        value = self.tokens[seat] / total
+        base = self._t0 + seat
+        for s in range(n):
+            views[s, base - s if s <= seat else base - s + n] = value
+        views[:, self._t0 + n] = self.bank / total
 
     def _drop_kept(self, seat: int, role: int) -> bool:
         for i, (r, a, b) in enumerate(self.kept[seat]):
             if r == role:
                 del self.kept[seat][i]
                 self.discard += [a, b]
+                self._ver += 1
                 return True
         return False
 
@@ -711,6 +833,7 @@ class DeluxeMemoryEngine(Engine):
         self.active[seat] = False
         self.skips[seat] = 0
         self.extra_turns = [e for e in self.extra_turns if e[0] != seat]
+        self._ver += 1
         alive = [s for s in range(self.num_players) if self.active[s]]
         if len(alive) <= 1:
             self._finish_by_tokens()
@@ -732,23 +855,25 @@ class DeluxeMemoryEngine(Engine):
         if self._mask_valid:
             return self._mask
         m = self._mask
-        m.fill(0)
         ph = self.phase
         me = self.current_player
-        cells = m[:NUM_CELLS]
         if ph == PICK1:
-            cells[:] = self._present
-        elif ph == PICK2:
-            cells[:] = self._present
-            cells[self.picks[0]] = 0
-        elif ph == NOMATCH:
-            m[SHOW_BOTH] = 1
+            m[:] = self._pick_mask
+            self._mask_valid = True
+            return m
+        if ph == PICK2:
+            m[:] = self._pick_mask
+            m[self.picks[0]] = 0
+            self._mask_valid = True
+            return m
+        if ph == NOMATCH:
             budget = self.tokens[me] - (0 if self.underdogs else 1)
-            if budget >= 1:
-                m[HIDE_FIRST] = m[HIDE_SECOND] = 1
-            if budget >= 2:
-                m[HIDE_BOTH] = 1
-        elif ph in (BLACK_TARGET, ACE_LOSE):
+            m[:] = NOMATCH_MASKS[min(max(budget, 0), 2)]
+            self._mask_valid = True
+            return m
+        m.fill(0)
+        cells = m[:NUM_CELLS]
+        if ph in (BLACK_TARGET, ACE_LOSE):
             self._targets(m, exclude=(me,))
         elif ph in (RED_TARGET, ACE_GAIN, QUEEN_GIVER, SIMPLE_GIVER):
             self._targets(m, exclude=())
@@ -813,8 +938,89 @@ class DeluxeMemoryEngine(Engine):
         return []
 
     def write_observation(self, seat: int, out: np.ndarray) -> None:
-        # Face-up cells are always in every seat's row of the tracker (see step), so the row
-        # is the whole picture except the cards the seat is holding right now.
+        if not self._views_ok:
+            self._rebuild_views()
+        if self._cards_stale[seat]:
+            self._write_cards(seat)
+        if self._seat_ver[seat] != self._ver:
+            self._write_status(seat)
+        out[:] = self._views[seat]
+        picks = self.picks
+        if picks:
+            out[self._fp0 + picks[0]] = 1.0
+            if len(picks) == 2:
+                out[self._sp0 + picks[1]] = 1.0
+        # The cards the seat is holding right now (_held_cells) need no patching: the holder
+        # was shown them after its last forgetting (the peek, then both in _second_pick), so
+        # they are in its tracker row and its view (check_invariants asserts this).
+        ph = self.phase
+        if ph > NOMATCH:
+            self._write_effect(out, seat)
+        n = self.num_players
+        if not (self.terminated or self.truncated):
+            out[self._ph0 + ph] = 1.0
+        out[self._actor0 + (self.current_player - seat) % n] = 1.0
+        out[self._owner0 + (self.turn_owner - seat) % n] = 1.0
+
+    def _rebuild_views(self) -> None:
+        views = self._views
+        views.fill(0.0)
+        views[:, :NUM_CELLS] = self._present
+        views[:, NUM_CELLS:2 * NUM_CELLS] = self._faceup
+        views[:, self._r0:self._r0 + 27] = self._removed
+        for s in range(self.num_players):
+            self._write_cards(s)
+            self._write_tokens(s)
+            self._write_status(s)
+        self._views_ok = True
+
+    def _write_cards(self, seat: int) -> None:
+        """Encode ``seat``'s tracker row into its card block. Face-up cells are always in
+        every seat's row (see step), so the row is the whole picture."""
+        block = self._views[seat, self._cards_sl].reshape(NUM_CELLS, CARD_FEATURES)
+        CARD_FEAT.take(self.tracker.known[seat], axis=0, out=block)
+        self._cards_stale[seat] = False
+
+    def _write_tokens(self, seat: int) -> None:
+        """Tokens (own seat first) and the bank, as fractions of the supply."""
+        total = self.total_tokens
+        tokens = self.tokens
+        vals = [t / total for t in tokens[seat:]]
+        vals += [t / total for t in tokens[:seat]]
+        vals.append(self.bank / total)
+        t0 = self._t0
+        self._views[seat, t0:t0 + len(vals)] = vals
+
+    def _write_status(self, seat: int) -> None:
+        """The status block (active .. offer_pay) of ``seat``'s view."""
+        n = self.num_players
+        active = self.active
+        vals = active[seat:] + active[:seat]
+        shields = [0.0] * n
+        tens = [0.0] * n
+        skips = [0.0] * n
+        extra = [0.0] * n
+        kept = self.kept
+        for s in range(n):
+            if kept[s]:
+                k = (s - seat) % n
+                for role, _, _ in kept[s]:
+                    if role == SHIELD:
+                        shields[k] += 0.25
+                    else:
+                        tens[k] += 0.25
+            if self.skips[s]:
+                skips[(s - seat) % n] = min(self.skips[s], 4) / 4.0
+        for s, _ in self.extra_turns:
+            k = (s - seat) % n
+            extra[k] = min(extra[k] + 0.25, 1.0)
+        vals += shields + tens + skips + extra
+        vals.append(self.turn_offer)
+        self._views[seat, self._t0 + n + 1:self._r0] = vals
+        self._seat_ver[seat] = self._ver
+
+    def reference_observation(self, seat: int, out: np.ndarray) -> None:
+        """The observation encoded from scratch (what write_observation's views must equal)."""
         view = self.tracker.known[seat]
         held = self._held_cells(seat)
         if held:
@@ -914,6 +1120,7 @@ class DeluxeMemoryEngine(Engine):
             col = known[:, c]
             col[col >= 0] = self.grid[c]
         self._mask_valid = False
+        self._views_ok = False
 
     # -- checks ---------------------------------------------------------------------------------
     def check_invariants(self) -> None:
@@ -951,6 +1158,9 @@ class DeluxeMemoryEngine(Engine):
                 assert role in (SHIELD, TEN_PAIR) and RANK_OF[a] == RANK_OF[b]
         if not self.done:
             assert self.active[self.current_player]
+            seat = self.current_player
+            for c in self._held_cells(seat):
+                assert known[seat, c] == self.grid[c], "a held card is not in its holder's memory"
 
     def clone(self) -> DeluxeMemoryEngine:
         """An independent copy (much cheaper than the base class's deep copy)."""
@@ -966,8 +1176,10 @@ class DeluxeMemoryEngine(Engine):
         new.kept = [[p[:] for p in pairs] for pairs in self.kept]
         new.extra_turns = [e[:] for e in self.extra_turns]
         for name in ("rewards", "_mask", "_present", "_facedown", "_public", "_faceup",
-                     "_removed"):
+                     "_removed", "_views", "_pick_mask"):
             setattr(new, name, getattr(self, name).copy())
+        new._cards_stale = self._cards_stale[:]
+        new._seat_ver = self._seat_ver[:]
         return new
 
     def result(self) -> dict[str, Any]:

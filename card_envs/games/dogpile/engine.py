@@ -14,6 +14,7 @@ paw bone i; ``wait`` (166) lets the tick pass.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -52,6 +53,7 @@ KEEP = 162
 BURY = 163
 WAIT = 166
 NUM_ACTIONS = 167
+FULL_PAWS = (1 << 3) - 1
 
 #: A dog's own state during play.
 FREE, HOLDING, BURYING = 0, 1, 2
@@ -83,13 +85,40 @@ for _i in range(PAWS):
     OWN_STATE[3 + _i, 3 + _i] = 1.0
 #: which paw bone a dog is burying (row PAWS: none).
 BURY_FLAGS = np.eye(PAWS + 1, PAWS, dtype=np.float32)
+#: A pile slot's observation row by "slot code" (see ``DogpileEngine._code``): rows 0..53 a
+#: face-down bone remembered as that card, 54..107 a face-up bone (card + 54), row 108 an
+#: empty slot, row 109 (= index -1) a face-down bone nobody remembers. The index of a slot is
+#: ``max(code, known)`` with code -1 face down, card + 54 face up and 108 empty.
+UP_CODE, EMPTY_CODE = NUM_CARDS, 2 * NUM_CARDS
+PILE_ROWS = np.zeros((2 * NUM_CARDS + 2, SLOT_FEATURES), dtype=np.float32)
+PILE_ROWS[:NUM_CARDS, 0] = 1.0
+PILE_ROWS[:NUM_CARDS, 2:] = ENC[:NUM_CARDS]
+PILE_ROWS[UP_CODE:EMPTY_CODE] = ENC_UP[:NUM_CARDS]
+PILE_ROWS[-1, 0] = 1.0
+#: An opponent's paw bone by ``max(code, known)``, code -1 occupied and 54 empty: rows 0..53
+#: a remembered bone, row 54 an empty paw, row 55 (= index -1) an unremembered bone.
+PAW_EMPTY_CODE = NUM_CARDS
+PAW_ROWS = np.zeros((NUM_CARDS + 2, CARD_FEATURES + 1), dtype=np.float32)
+PAW_ROWS[:NUM_CARDS] = ENC_OCC[:NUM_CARDS]
+PAW_ROWS[-1, 0] = 1.0
+#: The same tables as lists of rows: a list lookup beats indexing an array on hot paths.
+ENC_OCC_ROW = list(ENC_OCC)
+PILE_ROW = list(PILE_ROWS)
+OWN_STATE_ROW = list(OWN_STATE)
+#: bury:0..2 flags of a free dog by its paw bits (bit i: paw i holds a bone).
+PAW_BIT_ROW = [np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8)
+               for bits in range(1 << PAWS)]
 
 
 #: Attributes that never change after construction: clones share them.
+#: Views into the observation cache: never copied, rebuilt on the copy.
+_VIEWS = ("_row_views", "_slot_views", "_held_views", "_own_paw_views", "_opp_paw_views", "_state_views",
+          "_time_col", "_order_col")
 _SHARED_ON_CLONE = (
     "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
     "seat_order", "opp_paw_slots", "rotations", "_all_rows", "_held_cols", "_paw_rows",
-    "_paw_cols", "_bury_cols", "_held_starts", "_paw_starts",
+    "_paw_cols", "_bury_cols", "_held_starts", "_paw_starts", "_order_idx", "_opp_paw_idx",
+    "_pub_idx", "_order_vals", "_obs0",
 )
 
 
@@ -100,6 +129,18 @@ def _check_round_seconds(value: Any) -> str | None:
         and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
     )
     return None if ok else "three positive integers (seconds of rounds 1, 2, 3), e.g. (30, 20, 10)"
+
+
+@functools.lru_cache(maxsize=8192)
+def _belief(remembered: tuple[int, ...], live: int) -> np.ndarray:
+    """The rank/suit belief over a sniffed slot: the remembered candidates' encodings summed,
+    over the live candidates (read-only: shared by every engine)."""
+    belief = ENC[remembered[0]]
+    for c in remembered[1:]:
+        belief = belief + ENC[c]
+    belief = belief / live
+    belief.flags.writeable = False
+    return belief
 
 
 def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, bool]:
@@ -238,6 +279,7 @@ class DogpileEngine(Engine):
         n = self.num_players
         width = CARD_FEATURES + 1
         self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
+        self._obs0: np.ndarray | None = None
         self._dirty = [True] * n
         self._forgets = self.tracker.forget_p > 0.0
         self._all_rows = np.arange(n)[:, None]
@@ -256,11 +298,73 @@ class DogpileEngine(Engine):
             self._bury_cols.append(np.array(
                 [np.arange(PAWS) + self.s_opp_bury.start + ((o - s) % n - 1) * PAWS
                  for s in others]))
-        self._paw_vals = np.zeros((n - 1, width), dtype=np.float32)
+        # Full rebuilds gather rows of PILE_ROWS / PAW_ROWS / ENC_OCC by these indices.
+        self._order_idx = [np.array(self.seat_order[s], dtype=np.intp) for s in range(n)]
+        self._opp_paw_idx = [np.array([PAWS * o + i for o in self.seat_order[s][1:]
+                                       for i in range(PAWS)], dtype=np.intp) for s in range(n)]
+        pub_idx = []
+        for s in range(n):
+            idx = [k * n + o for k in range(3) for o in self.seat_order[s]]
+            idx += [3 * n + 4 * o + j for o in self.seat_order[s] for j in range(4)]
+            pub_idx.append(np.array(idx, dtype=np.intp))
+        self._pub_idx = pub_idx
+        #: Public scores etc. in seat order (totals, last loot, bones, boneathon x4), or None.
+        self._pub: np.ndarray | None = None
+        #: Per pile slot: -1 face down, card + 54 face up, 108 empty (see PILE_ROWS).
+        self._code = np.full(NUM_SLOTS, EMPTY_CODE, dtype=np.int16)
+        #: Per paw (dog * 3 + i): -1 holds a bone, 54 empty (see PAW_ROWS).
+        self._paw_code = np.full(n * PAWS, PAW_EMPTY_CODE, dtype=np.int16)
+        #: Per dog: bit i set while paw i holds a bone (legal_mask reads it).
+        self._paw_bits = [0] * n
+        #: Mask templates kept current as slots fill and empty: a free dog's digs (+ wait)
+        #: and the spots of a dog with a bone in motion (+ wait; a digging dog adds keep).
+        self._dig_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._place_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._dig_mask[WAIT] = self._place_mask[WAIT] = 1
+        scale = 1.0 / max(1, n - 1)
+        self._order_vals = []
+        for r in self.rotations:
+            vals = np.zeros(n, dtype=np.float32)
+            for k, s in enumerate(r):
+                vals[s] = k * scale
+            self._order_vals.append(vals)
         self._held_starts = [[int(c[0]) for c in cols] for cols in self._held_cols]
         self._paw_starts = [
             [[(int(r), int(c[0])) for r, c in zip(self._paw_rows[o][:, 0], cols, strict=True)]
              for cols in self._paw_cols[o]] for o in range(n)]
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Views into ``_obs`` that the patches write through (rebuilt after a deep copy,
+        which would turn them into detached arrays)."""
+        n = self.num_players
+        obs = self._obs
+        width = CARD_FEATURES + 1
+        p0 = self.s_pile.start
+        self._slot_views = [obs[:, p0 + t * SLOT_FEATURES:p0 + (t + 1) * SLOT_FEATURES]
+                            for t in range(NUM_SLOTS)]
+        self._held_views = [[obs[s, c:c + width] for s, c in enumerate(starts)]
+                            for starts in self._held_starts]
+        own = self.s_own_paws.start
+        self._own_paw_views = [[obs[s, own + i * width:own + (i + 1) * width]
+                                for i in range(PAWS)] for s in range(n)]
+        self._opp_paw_views = [[[obs[r, c:c + width] for r, c in self._paw_starts[o][i]]
+                                for i in range(PAWS)] for o in range(n)]
+        st = self.s_own_state.start
+        self._state_views = [obs[s, st:st + 3 + PAWS] for s in range(n)]
+        self._row_views = list(obs)
+        self._time_col = obs[:, self.s_time.start]
+        self._order_col = obs[:, self.s_order.start]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for k in _VIEWS:
+            state.pop(k, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._make_views()
 
     def _reset_fields(self) -> None:
         n = self.num_players
@@ -275,6 +379,13 @@ class DogpileEngine(Engine):
         self.dog_phase = [FREE] * n
         self.bury_paw = [-1] * n
         self._dirty = [True] * n
+        self._pub = None
+        # _recompute_codes() for an empty table, written out (it runs on every reset).
+        self._code.fill(EMPTY_CODE)
+        self._paw_code.fill(PAW_EMPTY_CODE)
+        self._paw_bits = [0] * n
+        self._dig_mask[DIG:DOWN] = 0
+        self._place_mask[DOWN:KEEP] = 1
         self._was_burying = [True] * n
         self.phase = PLAY
         self.round_index = 0
@@ -317,6 +428,19 @@ class DogpileEngine(Engine):
         self.pile[:] = order
         self.occupied.fill(1)
         self.empty.fill(0)
+        # _recompute_codes() for a full pile, written out.
+        self._code.fill(-1)
+        self._dig_mask[DIG:DOWN] = 1
+        self._place_mask[DOWN:KEEP] = 0
+        # Every deal looks the same to every dog (all bones face down, nothing known): the
+        # first one's observations serve all later ones (_start_tick adds time and order).
+        if self._obs0 is None:
+            for s in range(self.num_players):
+                self._write_full(s, self._obs[s])
+            self._obs0 = self._obs.copy()
+        else:
+            np.copyto(self._obs, self._obs0)
+        self._dirty = [False] * self.num_players
         self._start_tick()
 
     # -- ticks and rounds ----------------------------------------------------------------------
@@ -328,19 +452,26 @@ class DogpileEngine(Engine):
         self.order_pos = 0
         self.current_player = self.order[0]
         self._mask_valid = False
-        obs = self._obs
-        obs[:, self.s_time.start] = self.ticks_left / self.round_ticks[self.round_index]
-        scale = 1.0 / max(1, self.num_players - 1)
-        col = self.s_order.start
-        for k, s in enumerate(self.order):
-            obs[s, col] = k * scale
+        self._time_col[...] = self.ticks_left / self.round_ticks[self.round_index]
+        if self.random_order:
+            scale = 1.0 / max(1, self.num_players - 1)
+            col = self._order_col
+            for k, s in enumerate(self.order):
+                col[s] = k * scale
+        else:
+            self._order_col[...] = self._order_vals[self.tick_count % self.num_players]
 
     def _next_decision(self) -> None:
+        """After a move in play: the next dog in the tick's order, or the tick's end (kept for
+        reference: ``_apply`` inlines it)."""
         self.order_pos += 1
         if self.order_pos < self.num_players:
             self.current_player = self.order[self.order_pos]
             self._mask_valid = False
             return
+        self._end_tick()
+
+    def _end_tick(self) -> None:
         self.tick_count += 1
         self.ticks_left -= 1
         if self.ticks_left > 0:
@@ -352,6 +483,7 @@ class DogpileEngine(Engine):
         """Timer at 0: bones in motion stay in the paw, paws are shown and looted."""
         n = self.num_players
         self._dirty = [True] * n
+        self._pub = None
         tracker = self.tracker
         for seat in range(n):
             card = int(self.held[seat])
@@ -369,6 +501,8 @@ class DogpileEngine(Engine):
                 self.looted_mask[c] = 1.0
             self.bones[seat] += len(cards)
             self.paws[seat] = -1
+            self._paw_code[PAWS * seat:PAWS * seat + PAWS] = PAW_EMPTY_CODE
+            self._paw_bits[seat] = 0
             for i in range(PAWS):
                 tracker.conceal(self.paw_base + PAWS * seat + i)
         self.round_loot = loot
@@ -482,18 +616,28 @@ class DogpileEngine(Engine):
         self.face_up[slot] = False
         self.occupied[slot] = 0
         self.empty[slot] = 1
+        self._code[slot] = EMPTY_CODE
+        self._dig_mask[slot] = 0
+        place = self._place_mask
+        place[DOWN + slot] = place[UP + slot] = 1
 
     def _put(self, slot: int, card: int, up: bool) -> None:
         self.pile[slot] = card
         self.face_up[slot] = up
         self.occupied[slot] = 1
         self.empty[slot] = 0
+        self._code[slot] = card + UP_CODE if up else -1
+        self._dig_mask[slot] = 1
+        place = self._place_mask
+        place[DOWN + slot] = place[UP + slot] = 0
 
     def _to_paw(self, seat: int, card: int) -> int:
         paw = self.paws[seat]
         for i in range(PAWS):
             if paw[i] < 0:
                 paw[i] = card
+                self._paw_code[PAWS * seat + i] = -1
+                self._paw_bits[seat] |= 1 << i
                 self.tracker.show_all(self.paw_base + PAWS * seat + i, card)
                 return i
         raise AssertionError("no free paw")  # digging needs a free paw, so never reached
@@ -553,9 +697,10 @@ class DogpileEngine(Engine):
         if phase == PLAY:
             if action < DOWN:
                 self._dig(seat, action)
+            elif action < UP:
+                self._place(seat, action - DOWN, False)
             elif action < KEEP:
-                up = action >= UP
-                self._place(seat, action - (UP if up else DOWN), up)
+                self._place(seat, action - UP, True)
             elif action == KEEP:
                 card = int(self.held[seat])
                 self.held[seat] = -1
@@ -567,7 +712,14 @@ class DogpileEngine(Engine):
                 self.dog_phase[seat] = BURYING
                 self.bury_paw[seat] = action - BURY
                 self._patch_dog(seat)
-            self._next_decision()
+            # The next decision (see _next_decision), inlined: this runs on every move.
+            pos = self.order_pos + 1
+            self.order_pos = pos
+            if pos < self.num_players:
+                self.current_player = self.order[pos]
+                self._mask_valid = False
+                return
+            self._end_tick()
         elif phase == SNIFF:
             self._sniff_pick(action)
         else:
@@ -575,13 +727,26 @@ class DogpileEngine(Engine):
 
     def _dig(self, seat: int, slot: int) -> None:
         card = int(self.pile[slot])
-        self._lift(slot)
-        self.tracker.conceal(slot)
+        # _lift(slot), inlined
+        self.pile[slot] = -1
+        self.face_up[slot] = False
+        self.occupied[slot] = 0
+        self.empty[slot] = 1
+        self._code[slot] = EMPTY_CODE
+        self._dig_mask[slot] = 0
+        place = self._place_mask
+        place[DOWN + slot] = place[UP + slot] = 1
+        self.tracker.known[:, slot] = -1  # tracker.conceal(slot)
         self.held[seat] = card
         self.dog_phase[seat] = HOLDING
-        self._patch_slot(slot)
-        self._patch_held(seat)
-        self._patch_dog(seat)
+        # The observation patches: the slot is empty for all, the dog digs ``card``.
+        self._slot_views[slot].fill(0.0)
+        enc = ENC_OCC_ROW[card]
+        for view in self._held_views[seat]:
+            view[...] = enc
+        self._state_views[seat][...] = OWN_STATE_ROW[HOLDING]
+        if self._was_burying[seat]:
+            self._patch_dog(seat)
         if self.groups:
             self._slot_left_groups(slot)
             self._revealed(card)
@@ -592,13 +757,19 @@ class DogpileEngine(Engine):
             card = int(self.held[seat])
             self.held[seat] = -1
             self._put(slot, card, up)
-            tracker.show_all(slot, card)  # it was face up in the paw for all to see
+            tracker.known[:, slot] = card  # it was face up in the paw for all to see
             self._seen_by_actor.append((slot, card))
-            self._patch_held(seat)
+            enc = ENC_OCC_ROW[-1]
+            for view in self._held_views[seat]:
+                view[...] = enc
+            # Everyone knows the bone: one row for all (what _patch_slot would write).
+            self._slot_views[slot][...] = PILE_ROW[card + UP_CODE if up else card]
         else:
             i = self.bury_paw[seat]
             card = int(self.paws[seat, i])
             self.paws[seat, i] = -1
+            self._paw_code[PAWS * seat + i] = PAW_EMPTY_CODE
+            self._paw_bits[seat] &= ~(1 << i)
             self._put(slot, card, up)
             paw_slot = self.paw_base + PAWS * seat + i
             if up:
@@ -610,52 +781,39 @@ class DogpileEngine(Engine):
                 self._seen_by_actor.append((slot, card))
             self.bury_paw[seat] = -1
             self._patch_paw(seat, i)
+            self._patch_slot(slot)
         self.dog_phase[seat] = FREE
-        self._patch_slot(slot)
-        self._patch_dog(seat)
+        self._state_views[seat][...] = OWN_STATE_ROW[FREE]
+        if self._was_burying[seat]:
+            self._patch_dog(seat)
 
     # -- observation patches (see _build_obs_cache) --------------------------------------------
     def _patch_slot(self, slot: int) -> None:
-        cols = self._obs[:, self.s_pile.start + slot * SLOT_FEATURES:
-                         self.s_pile.start + (slot + 1) * SLOT_FEATURES]
-        card = int(self.pile[slot])
-        if card < 0:
-            cols.fill(0.0)  # an empty slot: nobody remembers anything there
-            return
-        if self.face_up[slot]:
-            cols[:] = ENC_UP[card]
+        cols = self._slot_views[slot]
+        code = int(self._code[slot])
+        if code >= 0:  # empty (nobody remembers anything there) or face up: the same for all
+            cols[...] = PILE_ROW[code]
         else:
-            cols[:, 0] = 1.0
-            cols[:, 1] = 0.0
-            cols[:, 2:] = ENC[self.tracker.known[:, slot]]
+            cols[...] = PILE_ROWS[self.tracker.known[:, slot]]
 
     def _patch_held(self, seat: int) -> None:
         # A few slice writes beat one fancy-indexed write at these sizes.
         enc = ENC_OCC[self.held[seat]]
-        obs = self._obs
-        width = CARD_FEATURES + 1
-        for s, start in enumerate(self._held_starts[seat]):
-            obs[s, start:start + width] = enc
+        for view in self._held_views[seat]:
+            view[...] = enc
 
     def _patch_paw(self, seat: int, i: int) -> None:
-        card = self.paws[seat, i]
-        start = self.s_own_paws.start + i * (CARD_FEATURES + 1)
-        self._obs[seat, start:start + CARD_FEATURES + 1] = ENC_OCC[card]
-        if self.num_players > 1:
-            rows = self._paw_rows[seat]
-            vals = self._paw_vals
-            vals[:, 0] = card >= 0
-            vals[:, 1:] = ENC[self.tracker.known[rows[:, 0], self.paw_base + PAWS * seat + i]]
-            obs = self._obs
-            width = CARD_FEATURES + 1
-            for k, (s, start) in enumerate(self._paw_starts[seat][i]):
-                obs[s, start:start + width] = vals[k]
+        """Paw ``i`` of ``seat`` was just filled in plain view (``_to_paw`` shows the bone to
+        all) or emptied (nobody remembers an empty paw): every dog sees the same row."""
+        enc = ENC_OCC[self.paws[seat, i]]
+        self._own_paw_views[seat][i][...] = enc
+        for view in self._opp_paw_views[seat][i]:
+            view[...] = enc
 
     def _patch_dog(self, seat: int) -> None:
         dog = self.dog_phase[seat]
-        start = self.s_own_state.start
-        row = OWN_STATE[3 + self.bury_paw[seat]] if dog == BURYING else OWN_STATE[dog]
-        self._obs[seat, start:start + 3 + PAWS] = row
+        self._state_views[seat][...] = OWN_STATE_ROW[3 + self.bury_paw[seat]] if dog == BURYING \
+            else OWN_STATE_ROW[dog]
         # Opponents see which paw bone a dog is burying: update only when that changes.
         if dog == BURYING or self._was_burying[seat]:
             self._was_burying[seat] = dog == BURYING
@@ -671,24 +829,25 @@ class DogpileEngine(Engine):
 
     def mask_for(self, seat: int, out: np.ndarray) -> np.ndarray:
         """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog)."""
-        out.fill(0)
         phase = self.phase
         if phase == PLAY:
             dog = self.dog_phase[seat]
             if dog == FREE:
-                paw = self.paws[seat].tolist()
-                if -1 in paw:
-                    out[DIG:DOWN] = self.occupied
-                for i in range(PAWS):
-                    if paw[i] >= 0:
-                        out[BURY + i] = 1
+                bits = self._paw_bits[seat]
+                if bits == FULL_PAWS:
+                    out.fill(0)
+                    out[WAIT] = 1
+                else:
+                    out[:] = self._dig_mask
+                if bits:
+                    out[BURY:WAIT] = PAW_BIT_ROW[bits]
             else:
-                out[DOWN:UP] = self.empty
-                out[UP:KEEP] = self.empty
+                out[:] = self._place_mask
                 if dog == HOLDING:
                     out[KEEP] = 1
-            out[WAIT] = 1
-        elif seat == self.current_player:
+            return out
+        out.fill(0)
+        if seat == self.current_player:
             if phase == SNIFF:
                 out[DIG:DOWN] = self.occupied
             elif phase == SHUFFLE:
@@ -723,43 +882,67 @@ class DogpileEngine(Engine):
                    and g["members"][idx - g["vbase"]] == card for g in self.groups)
 
     def write_observation(self, seat: int, out: np.ndarray) -> None:
+        row = self._row_views[seat]
         if self._dirty[seat]:
-            self._write_full(seat, self._obs[seat])
+            self._write_full(seat, row)
             self._dirty[seat] = False
-        out[:] = self._obs[seat]
+        out[:] = row
+
+    def _recompute_codes(self) -> None:
+        """Derive the slot and paw codes and the mask templates from the position (after
+        bulk changes)."""
+        np.copyto(self._code, np.where(self.face_up, self.pile + UP_CODE,
+                                       np.where(self.pile >= 0, -1, EMPTY_CODE)))
+        np.copyto(self._paw_code, np.where(self.paws.reshape(-1) >= 0, -1, PAW_EMPTY_CODE))
+        self._paw_bits = [sum(1 << i for i, c in enumerate(paw) if c >= 0)
+                          for paw in self.paws.tolist()]
+        self._dig_mask[DIG:DOWN] = self.occupied
+        self._place_mask[DOWN:UP] = self.empty
+        self._place_mask[UP:KEEP] = self.empty
+
+    def _public(self) -> np.ndarray:
+        """Totals, last round's loot, bones and boneathon progress of each dog in seat order
+        (cached until a round ends)."""
+        pub = self._pub
+        if pub is None:
+            n = self.num_players
+            pub = np.zeros(7 * n, dtype=np.float32)
+            self._write_public(pub, range(n), 0, n, 2 * n, 3 * n)
+            self._pub = pub
+        return pub
 
     def _write_full(self, seat: int, out: np.ndarray) -> None:
         """The observation of ``seat`` computed from scratch (the reference for the cache)."""
         n = self.num_players
         out.fill(0.0)
         known = self.tracker.known
+        width = CARD_FEATURES + 1
         pile = out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES)
-        pile[:, 0] = self.occupied
-        pile[:, 1] = self.face_up
-        vis = self._pile_view(seat)
-        pile[:, 2:] = ENC[vis]
+        PILE_ROWS.take(np.maximum(self._code, known[seat, :NUM_SLOTS]), axis=0, out=pile,
+                       mode="wrap")
         if self.groups:
-            self._write_beliefs(seat, vis, pile)
+            self._write_beliefs(seat, pile)
         out[self.s_sniffed] = self.group_flag
-        out[self.s_own_paws] = ENC_OCC[self.paws[seat]].ravel()
+        ENC_OCC.take(self.paws[seat], axis=0, out=out[self.s_own_paws].reshape(PAWS, width),
+                     mode="wrap")
         base = self.s_own_state.start
         dog = self.dog_phase[seat]
         out[base + dog] = 1.0
         if dog == BURYING:
             out[base + 3 + self.bury_paw[seat]] = 1.0
         ordered = self.seat_order[seat]
-        out[self.s_held] = ENC_OCC[self.held[ordered]].ravel()
-        opp = out[self.s_opp_paws].reshape(-1, CARD_FEATURES + 1)
-        opp[:, 0] = (self.paws[ordered[1:]] >= 0).ravel()
-        opp[:, 1:] = ENC[known[seat, self.opp_paw_slots[seat]]]
+        ENC_OCC.take(self.held.take(self._order_idx[seat]), axis=0,
+                     out=out[self.s_held].reshape(n, width), mode="wrap")
+        paw_idx = np.maximum(self._paw_code, known[seat, self.paw_base:self.virtual_base])
+        PAW_ROWS.take(paw_idx.take(self._opp_paw_idx[seat]), axis=0,
+                      out=out[self.s_opp_paws].reshape(-1, width), mode="wrap")
         base = self.s_opp_bury.start
         for k in range(1, n):
             o = ordered[k]
             if self.dog_phase[o] == BURYING:
                 out[base + (k - 1) * PAWS + self.bury_paw[o]] = 1.0
         out[self.s_looted] = self.looted_mask
-        self._write_public(out, ordered, self.s_totals.start, self.s_last.start,
-                           self.s_bones.start, self.s_bone.start)
+        self._public().take(self._pub_idx[seat], out=out[self.s_totals.start:self.s_round.start])
         out[self.s_round.start + self.round_index] = 1.0
         out[self.s_time.start] = self.ticks_left / self.round_ticks[self.round_index]
         out[self.s_phase.start + self.phase] = 1.0
@@ -777,24 +960,25 @@ class DogpileEngine(Engine):
                     out[base] = 1.0
                 base += CARD_FEATURES + 1
 
-    def _write_beliefs(self, seat: int, vis: np.ndarray, pile: np.ndarray) -> None:
+    def _write_beliefs(self, seat: int, pile: np.ndarray) -> None:
         """Sniffed groups: each remembered candidate is in a given slot with chance 1/m."""
-        known = self.tracker.known[seat]
+        known = self.tracker.known[seat].tolist()
         for g in self.groups:
+            slots = g["slots"]
+            if not slots:
+                continue
             members = g["members"]
             live = sum(1 for c in members if c >= 0)
-            if not live or not g["slots"]:
+            if not live:
                 continue
             vbase = g["vbase"]
-            belief = None
-            for j, c in enumerate(members):
-                if c >= 0 and known[vbase + j] >= 0:
-                    belief = ENC[c] if belief is None else belief + ENC[c]
-            if belief is None:
+            remembered = tuple(c for j, c in enumerate(members) if c >= 0 and known[vbase + j] >= 0)
+            if not remembered:
                 continue
-            belief = belief / live
-            for t in g["slots"]:
-                if vis[t] < 0:
+            belief = _belief(remembered, live)
+            for t in slots:
+                # Group slots are face down, so the seat sees only what it remembers there.
+                if known[t] < 0:
                     pile[t, 2:] = belief
 
     def _write_public(self, out: np.ndarray, ordered: Sequence[int], totals: int, last: int,
@@ -906,6 +1090,7 @@ class DogpileEngine(Engine):
                 for o in others:
                     if known[o, v] >= 0:
                         known[o, v] = new
+        self._recompute_codes()
         self._mask_valid = False
         self._dirty = [True] * self.num_players
 
@@ -951,6 +1136,8 @@ class DogpileEngine(Engine):
         return copy.deepcopy(self, memo)
 
     def _after_load(self) -> None:
+        self._recompute_codes()
+        self._pub = None
         self._mask_valid = False
         self._dirty = [True] * self.num_players
         self._was_burying = [True] * self.num_players

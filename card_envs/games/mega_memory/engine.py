@@ -176,6 +176,26 @@ class MegaMemoryEngine(Engine):
         # event by event (rebuilt from scratch when ``_views_ok`` is False).
         self._views = np.zeros((2, layout.size), dtype=np.float32)
         self._views_ok = False
+        # Perfect memory: the views also hold the pile depths (``_depth`` / 51), refreshed at
+        # the next observation after ``_depth`` changed.
+        self._depth_dirty = True
+        self._f51 = np.array(51.0, dtype=np.float32)  # a float32 divisor: no scalar conversion
+        #: Other memory modes: per seat, tracker slot -> the card that seat remembers there
+        #: (a plain-dict mirror of ``tracker.known``; forgetting is applied by
+        #: ``_after_forgetting``).
+        self._held: list[dict[int, int]] = [{}, {}]
+        self._o_first = self.s_first.start
+        self._o_second = self.s_second.start
+        self._o_dug = self.s_dug.start
+        self._o_phase = self.s_phase.start
+        self._o_first_src = self.s_first_src.start
+        self._o_second_src = self.s_second_src.start
+        self._o_deck = self.s_deck.start
+        self._o_disc = self.s_disc.start
+        self._o_stall = self.s_stall.start
+        self._o_disc_depth = self.s_disc_depth.start
+        self._o_deck_depth = self.s_deck_depth.start
+        self._bind_views()
         #: Pile slot -> card, for the pile positions both seats remember (perfect memory).
         self._pile_memory: dict[int, int] = {}
         self._perfect_memory = self.tracker.forget_p == 0.0
@@ -228,7 +248,25 @@ class MegaMemoryEngine(Engine):
         base[SIDE, [KEEP_FIRST, KEEP_SECOND]] = 1
         base[DISCARD, [KEEP_FIRST, KEEP_SECOND]] = 1
         self._base_masks = base
+        self._base_rows = [base[phase].copy() for phase in range(5)]
         self._mask_valid = False
+
+    def _bind_views(self) -> None:
+        """Numpy views into ``_views`` (rebound after a copy or unpickling: a deep copy would
+        turn them into arrays of their own)."""
+        views = self._views
+        self._view_rows = (views[0], views[1])
+        start = self.s_disc_depth.start
+        self._depth_views = views[:, start:start + 104]  # discard_depth, then deck_depth
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_view_rows"], state["_depth_views"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     def deck_cards(self) -> list[int]:
         return list(range(52))
@@ -324,6 +362,7 @@ class MegaMemoryEngine(Engine):
         if self._perfect_memory and self._mem_count[1]:
             depth = self._depth[52:]
             depth -= self._remembered[52:]
+            self._depth_dirty = True
         self._settle()
         return card
 
@@ -333,6 +372,7 @@ class MegaMemoryEngine(Engine):
         if self._perfect_memory and self._mem_count[0]:
             depth = self._depth[:52]
             depth -= self._remembered[:52]
+            self._depth_dirty = True
         return card
 
     def _push_discard(self, card: int) -> None:
@@ -340,6 +380,7 @@ class MegaMemoryEngine(Engine):
         if self._perfect_memory and self._mem_count[0]:
             depth = self._depth[:52]
             depth += self._remembered[:52]
+            self._depth_dirty = True
         self._show_slot(DISCARD_SLOT_BASE + len(self.discard), card)  # at depth 0
         self.discard.append(card)
 
@@ -352,10 +393,14 @@ class MegaMemoryEngine(Engine):
         """Both seats saw ``card`` go face down at ``slot``."""
         self._forget_slot(slot)
         self.tracker.show_all(slot, card)
-        views = self._views
-        views[0, self._flag_off[0][slot] + card] = 1.0
-        views[1, self._flag_off[1][slot] + card] = 1.0
-        if slot >= DISCARD_SLOT_BASE:
+        rows = self._view_rows
+        rows[0][self._flag_off[0][slot] + card] = 1.0
+        rows[1][self._flag_off[1][slot] + card] = 1.0
+        if not self._perfect_memory:
+            self._held[0][slot] = card
+            self._held[1][slot] = card
+        elif slot >= DISCARD_SLOT_BASE:
+            self._depth_dirty = True
             in_deck = slot >= DECK_SLOT_BASE
             top = DECK_SLOT_BASE + len(self.deck) - 1 if in_deck else (
                 DISCARD_SLOT_BASE + len(self.discard))  # a discard push lands on the new top
@@ -376,38 +421,63 @@ class MegaMemoryEngine(Engine):
                 self._views[1, self._flag_off[1][slot] + card] = 0.0
                 known[0, slot] = known[1, slot] = -1
                 if slot >= DISCARD_SLOT_BASE:
+                    self._depth_dirty = True
                     in_deck = slot >= DECK_SLOT_BASE
                     self._depth[52 * in_deck + card] = 0.0
                     self._remembered[52 * in_deck + card] = 0.0
                     self._mem_count[in_deck] -= 1
                     del self._pile_memory[slot]
             return
+        # Other memory modes: the pile bookkeeping above is perfect memory's alone.
         for seat in (0, 1):
-            card = int(known[seat, slot])
+            card = self._held[seat].pop(slot, -1)
             if card >= 0:
-                self._views[seat, self._flag_off[seat][slot] + card] = 0.0
+                self._view_rows[seat][self._flag_off[seat][slot] + card] = 0.0
         self.tracker.conceal(slot)
-        if slot >= DISCARD_SLOT_BASE:
-            self._pile_memory.pop(slot, None)
 
     def _move_slot(self, src: int, dst: int) -> None:
         """A face-down card moved unseen: whoever remembered it at ``src`` knows it at ``dst``."""
-        self._forget_slot(dst)
-        known = self.tracker.known
-        views = self._views
-        for seat in (0, 1):
-            card = int(known[seat, src])
-            if card >= 0:
-                views[seat, self._flag_off[seat][src] + card] = 0.0
-                views[seat, self._flag_off[seat][dst] + card] = 1.0
-        self.tracker.move(src, dst)
         # Only deck -> side moves happen (refills), so pile memory only ever loses the card.
         assert src >= DECK_SLOT_BASE and dst < DISCARD_SLOT_BASE
-        card = self._pile_memory.pop(src, -1)
-        if card >= 0:
-            self._depth[52 + card] = 0.0
-            self._remembered[52 + card] = 0.0
-            self._mem_count[1] -= 1
+        self._forget_slot(dst)
+        rows = self._view_rows
+        if self._perfect_memory:  # both seats remember the same
+            card = self._pile_memory.pop(src, -1)
+            if card >= 0:
+                for seat in (0, 1):
+                    flag_off = self._flag_off[seat]
+                    rows[seat][flag_off[src] + card] = 0.0
+                    rows[seat][flag_off[dst] + card] = 1.0
+                self._depth[52 + card] = 0.0
+                self._remembered[52 + card] = 0.0
+                self._mem_count[1] -= 1
+                self._depth_dirty = True
+        else:
+            for seat in (0, 1):
+                held = self._held[seat]
+                card = held.pop(src, -1)
+                if card >= 0:
+                    held[dst] = card
+                    flag_off = self._flag_off[seat]
+                    rows[seat][flag_off[src] + card] = 0.0
+                    rows[seat][flag_off[dst] + card] = 1.0
+        self.tracker.move(src, dst)
+
+    def _after_forgetting(self, seat: int) -> None:
+        """The tracker just forgot some of ``seat``'s memories: drop them from its view."""
+        held = self._held[seat]
+        if not held:
+            return
+        row = self._view_rows[seat]
+        flag_off = self._flag_off[seat]
+        if self.tracker.forget_p >= 1.0:  # everything is forgotten
+            for slot, card in held.items():
+                row[flag_off[slot] + card] = 0.0
+            held.clear()
+            return
+        known = self.tracker.known[seat].tolist()
+        for slot in [slot for slot in held if known[slot] < 0]:
+            row[flag_off[slot] + held.pop(slot)] = 0.0
 
     def _reveal_first(self, source: int) -> None:
         card = self._pop_deck() if source == FROM_DECK else self._pop_discard()
@@ -561,7 +631,7 @@ class MegaMemoryEngine(Engine):
         mask = self._mask
         phase = self.phase
         # Each phase starts from its fixed part (one copy), then adds what depends on cards.
-        mask[:] = self._base_masks[phase]
+        mask[:] = self._base_rows[phase]
         if phase == FIRST:
             tops = self._tops()
             if self._relevant[self.first_card]:
@@ -599,37 +669,56 @@ class MegaMemoryEngine(Engine):
     def write_observation(self, seat: int, out: np.ndarray) -> None:
         if not self._views_ok:
             self._rebuild_views()
-        out[:] = self._views[seat]
-        at = self._at  # field starts, as plain ints
         n_disc, n_deck = len(self.discard), len(self.deck)
-        if not self._perfect_memory:
-            # Forgetting happens inside the tracker, unseen by the events above: reread it.
-            out[self._know_start:self._know_stop] = 0.0
-            self._write_knowledge(seat, out, depths=True)
-        elif self._mem_count[0] or self._mem_count[1]:
-            start = at["discard_depth"]
-            np.divide(self._depth, 51.0, out=out[start:start + 104])
+        if self._perfect_memory:
+            if self._depth_dirty:  # both seats' depth blocks in one operation
+                np.divide(self._depth, self._f51, out=self._depth_views)
+                self._depth_dirty = False
+            out[:] = self._view_rows[seat]
+        else:
+            out[:] = self._view_rows[seat]  # remembered-card flags are current (events)
+            held = self._held[seat]
+            if held:
+                top_disc = DISCARD_SLOT_BASE + n_disc - 1
+                top_deck = DECK_SLOT_BASE + n_deck - 1
+                disc_at, deck_at = self._o_disc_depth, self._o_deck_depth
+                for slot, card in held.items():
+                    if slot >= DECK_SLOT_BASE:
+                        out[deck_at + card] = (top_deck - slot) / 51.0
+                    elif slot >= DISCARD_SLOT_BASE:
+                        out[disc_at + card] = (top_disc - slot) / 51.0
         first = self.first_card
         if first >= 0:
-            out[at["first_card"] + first] = 1.0
-            out[at["first_source"] + self.first_src] = 1.0
+            out[self._o_first + first] = 1.0
+            out[self._o_first_src + self.first_src] = 1.0
             second = self.second_card
             if second >= 0:
-                out[at["second_card"] + second] = 1.0
-                out[at["second_source"] + self.second_src] = 1.0
-                base = at["dug"]
-                for c in self.dug:
-                    out[base + c] = 1.0
-        out[at["phase"] + self.phase] = 1.0
-        out[at["deck_size"]] = n_deck / 52.0
-        out[at["discard_size"]] = n_disc / 52.0
+                out[self._o_second + second] = 1.0
+                out[self._o_second_src + self.second_src] = 1.0
+                if self.dug:
+                    base = self._o_dug
+                    for c in self.dug:
+                        out[base + c] = 1.0
+        out[self._o_phase + self.phase] = 1.0
+        out[self._o_deck] = n_deck / 52.0
+        out[self._o_disc] = n_disc / 52.0
         if self.scoreless_turns:
-            out[at["scoreless_turns"]] = self.scoreless_turns / self.stall_turns
+            out[self._o_stall] = self.scoreless_turns / self.stall_turns
 
     def _rebuild_views(self) -> None:
         for s in (0, 1):
             self._view_from_scratch(s, self._views[s])
         self._views_ok = True
+        self._depth_dirty = True  # the depth blocks were cleared
+        self._sync_held()
+
+    def _sync_held(self) -> None:
+        """Rebuild the per-seat memory mirror from the tracker (other memory modes)."""
+        if not self._perfect_memory:
+            known = self.tracker.known
+            for seat in (0, 1):
+                row = known[seat].tolist()
+                self._held[seat] = {slot: card for slot, card in enumerate(row) if card >= 0}
 
     def _sync_pile_memory(self) -> None:
         """Rebuild the pile-position memory from the tracker (after a load, redraw or slide)."""
@@ -646,6 +735,8 @@ class MegaMemoryEngine(Engine):
             self._depth[52 * in_deck + card] = (top_deck if in_deck else top_disc) - slot
             self._remembered[52 * in_deck + card] = 1.0
             self._mem_count[in_deck] += 1
+        self._depth_dirty = True
+        self._sync_held()
 
     def _write_knowledge(self, seat: int, out: np.ndarray, depths: bool) -> None:
         """Remembered cards from the tracker: flags, and (``depths``) pile depths from the top."""

@@ -88,9 +88,21 @@ TOTAL_SCALE = 100.0
 TURN_SCALE = 100.0
 TOTAL_LOW, TOTAL_HIGH = -1.0, 2.5
 ROUND_LOW, ROUND_HIGH = -0.5, 1.5
+_SCALED: dict[int, float] = {}
+
+
+def _scaled(points: int) -> float:
+    """``points / TOTAL_SCALE`` exactly as the float32 source holds it (a float32 multiply),
+    as a Python float; memoised, since scores take few distinct values."""
+    value = _SCALED.get(points)
+    if value is None:
+        a = np.array([points], dtype=np.float32)
+        a *= 1.0 / TOTAL_SCALE
+        value = _SCALED[points] = float(a[0])
+    return value
 
 # Attributes that are views into ``_src``; they are rebound rather than copied or pickled.
-_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v")
+_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol")
 
 
 class MemoryUnoEngine(Engine):
@@ -149,6 +161,8 @@ class MemoryUnoEngine(Engine):
         self._match = MATCH_RANK if self.config["match"] == "rank" else MATCH_POINTS
         self._call_any = self.config["call_timing"] == "any"
         self._give_optional = self.config["give_after_throw"] == "optional"
+        self._on_top = self.config["failed_call"] == "on_top"
+        self._round_episode = self.config["episode"] == "round"
         self._forget = forget_probability(self.memory) > 0.0
 
         # Source vector segments (absolute seats and slots).
@@ -222,6 +236,7 @@ class MemoryUnoEngine(Engine):
         self.state_layout = state
 
         self.tracker = KnowledgeTracker(n, ns + NUM_CARDS, self.memory)
+        self._bind_views()
         self.slots: list[int] = [-1] * ns
         self.hand_count = [0] * n
         self.deck: list[int] = []  # top of the deck is the END of the list
@@ -251,6 +266,13 @@ class MemoryUnoEngine(Engine):
         self._kk = src[o["kk"]:o["kk"] + n * ns * 16].reshape(n, ns, 16)
         self._gmem = src[o["gmem"]:o["gmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
         self._drawn_v = src[o["drawn"]:o["drawn"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+        # Per-slot columns (every seat's entry for one slot), prebuilt: filling a ready view
+        # costs a third of indexing ``[:, slot]`` each time.
+        self._wcol = [self.witnessed[:, x] for x in range(ns)]
+        self._kkcol = [self._kk[:, x] for x in range(ns)]
+        if self.tracker is not None:  # built after the first binding in _build
+            known = self.tracker.known  # written in place only (reset, load), never replaced
+            self._kcol = [known[:, x] for x in range(ns)]
 
     def __getstate__(self) -> dict[str, Any]:
         # Views would be copied as independent arrays (deepcopy, pickle): rebind instead.
@@ -345,15 +367,15 @@ class MemoryUnoEngine(Engine):
         self._kk[seat, slot] = KNOWN_ROW_OF[card]
 
     def _see_all(self, slot: int, card: int) -> None:
-        self.tracker.known[:, slot] = card
-        self.witnessed[:, slot] = 1.0
-        self._kk[:, slot] = KNOWN_ROW_OF[card]
+        self._kcol[slot].fill(card)  # tracker.known[:, slot]
+        self._wcol[slot].fill(1.0)  # witnessed[:, slot]
+        self._kkcol[slot][...] = KNOWN_ROW_OF[card]  # _kk[:, slot]
 
     def _conceal(self, slot: int) -> None:
         """The card at ``slot`` left, or was replaced unseen: nobody knows what is there."""
-        self.tracker.known[:, slot] = -1
-        self.witnessed[:, slot] = 0.0
-        self._kk[:, slot] = 0.0
+        self._kcol[slot].fill(-1)
+        self._wcol[slot].fill(0.0)
+        self._kkcol[slot].fill(0.0)
 
     def _swap_cards(self, a: int, b: int) -> None:
         """Swap two cards in plain view: every seat's memory follows its card."""
@@ -541,13 +563,14 @@ class MemoryUnoEngine(Engine):
     def _write_scores(self, out: np.ndarray) -> None:
         # Totals stay within [-100, 210] and round points within [-2, 110] in any real game;
         # the clip only guards the bounds of the observation space.
-        n, t, r = self.num_players, self._off["totals"], self._off["last"]
-        scores = out[t:r + n]
-        scores[:n] = self.totals
-        scores[n:] = self.last_round
-        scores *= 1.0 / TOTAL_SCALE
-        if min(self.totals) < TOTAL_LOW * TOTAL_SCALE or max(self.totals) > TOTAL_HIGH * TOTAL_SCALE:
-            np.clip(scores[:n], TOTAL_LOW, TOTAL_HIGH, out=scores[:n])
+        # Values are the float32 products ``points * float32(0.01)`` (see ``_scaled``).
+        totals = self.totals
+        values = [_scaled(t) for t in totals]
+        if min(totals) < TOTAL_LOW * TOTAL_SCALE or max(totals) > TOTAL_HIGH * TOTAL_SCALE:
+            values = [min(max(v, TOTAL_LOW), TOTAL_HIGH) for v in values]
+        values += [_scaled(p) for p in self.last_round]
+        t = self._off["totals"]
+        out[t:t + 2 * self.num_players] = values
 
     def _fresh_round_src(self) -> None:
         """The source vector of a just-dealt round (before the peeks): cheap, no loops."""
@@ -720,23 +743,23 @@ class MemoryUnoEngine(Engine):
         for x, card in enumerate(self.slots):
             if card >= 0:
                 points[x >> 3] += POINTS_OF[card]  # x // SLOTS
-        lowest_other = min(points[s] for s in range(n) if s != caller)
         gains = list(points)
-        if points[caller] >= lowest_other:
-            gains[caller] = CALL_PENALTY + (points[caller] if self.config["failed_call"] == "on_top"
-                                            else 0)
+        if points[caller] >= min(points[:caller] + points[caller + 1:]):
+            gains[caller] = CALL_PENALTY + (points[caller] if self._on_top else 0)
+        totals = self.totals
+        score = self.reward_mode == "score"
         for s in range(n):
-            old = self.totals[s]
+            old = totals[s]
             new = old + gains[s]
             new = DROPS.get(new, new)
-            self.totals[s] = new
-            if self.reward_mode == "score":
+            totals[s] = new
+            if score:
                 self.rewards[s] -= new - old
         self.last_round = gains
         self.last_caller = caller
         self._write_scores(self._src)
-        if self.config["episode"] == "round" or max(self.totals) > ELIMINATION:
-            best = min(self.totals)
+        if self._round_episode or max(totals) > ELIMINATION:
+            best = min(totals)
             self._mask_valid = False
             self.finish([s for s in range(n) if self.totals[s] == best])
             return
