@@ -194,9 +194,7 @@ class CardAECEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        out = np.empty(self.engine.state_layout.size, dtype=np.float32)
-        self.engine.write_state(out)
-        return out
+        return self.engine.state_array()
 
     # -- utilities ---------------------------------------------------------------------------
     def render(self) -> str | None:

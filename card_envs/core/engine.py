@@ -101,6 +101,12 @@ class Engine:
         """*game*: the full (seer) state for a centralised critic into ``out``."""
         raise NotImplementedError
 
+    def state_array(self) -> np.ndarray:
+        """A fresh array holding :meth:`write_state` (what the envs' ``state()`` returns)."""
+        out = np.empty(self.state_layout.size, dtype=np.float32)
+        self.write_state(out)
+        return out
+
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """*game*: redraw everything ``seat`` cannot know, consistently (a determinization)."""
         raise NotImplementedError

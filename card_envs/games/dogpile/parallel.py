@@ -152,9 +152,7 @@ class DogpileParallelEnv(ParallelEnv):
 
     # -- utilities ---------------------------------------------------------------------------
     def state(self) -> np.ndarray:
-        out = np.empty(self.engine.state_layout.size, dtype=np.float32)
-        self.engine.write_state(out)
-        return out
+        return self.engine.state_array()
 
     def render(self) -> str | None:
         return render(self.engine, self.render_mode)
