@@ -112,7 +112,7 @@ PAW_BIT_ROW = [np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8)
 
 #: Attributes that never change after construction: clones share them.
 #: Views into the observation cache: never copied, rebuilt on the copy.
-_VIEWS = ("_row_views", "_slot_views", "_held_views", "_own_paw_views", "_opp_paw_views", "_state_views",
+_VIEWS = ("_row_views", "_block_views", "_slot_views", "_held_views", "_own_paw_views", "_opp_paw_views", "_state_views",
           "_time_col", "_order_col")
 _SHARED_ON_CLONE = (
     "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
@@ -259,8 +259,15 @@ class DogpileEngine(Engine):
 
         self.pile = np.full(NUM_SLOTS, -1, dtype=np.int16)
         self.face_up = np.zeros(NUM_SLOTS, dtype=bool)
-        self.occupied = np.zeros(NUM_SLOTS, dtype=np.int8)
-        self.empty = np.ones(NUM_SLOTS, dtype=np.int8)
+        #: Mask templates kept current as slots fill and empty: a free dog's digs (+ wait)
+        #: and the spots of a dog with a bone in motion (+ wait; a digging dog adds keep).
+        #: ``occupied`` and ``empty`` are views into them, so one write updates both.
+        self._dig_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._place_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._dig_mask[WAIT] = self._place_mask[WAIT] = 1
+        self.occupied = self._dig_mask[DIG:DOWN]
+        self.empty = self._place_mask[DOWN:UP]
+        self.empty.fill(1)
         self.paws = np.full((n, PAWS), -1, dtype=np.int16)
         self.held = np.full(n, -1, dtype=np.int16)
         self.group_flag = np.zeros(NUM_SLOTS, dtype=np.float32)
@@ -316,11 +323,6 @@ class DogpileEngine(Engine):
         self._paw_code = np.full(n * PAWS, PAW_EMPTY_CODE, dtype=np.int16)
         #: Per dog: bit i set while paw i holds a bone (legal_mask reads it).
         self._paw_bits = [0] * n
-        #: Mask templates kept current as slots fill and empty: a free dog's digs (+ wait)
-        #: and the spots of a dog with a bone in motion (+ wait; a digging dog adds keep).
-        self._dig_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._place_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._dig_mask[WAIT] = self._place_mask[WAIT] = 1
         scale = 1.0 / max(1, n - 1)
         self._order_vals = []
         for r in self.rotations:
@@ -353,8 +355,17 @@ class DogpileEngine(Engine):
         st = self.s_own_state.start
         self._state_views = [obs[s, st:st + 3 + PAWS] for s in range(n)]
         self._row_views = list(obs)
+        self._block_views = [self._blocks(row) for row in self._row_views]
         self._time_col = obs[:, self.s_time.start]
         self._order_col = obs[:, self.s_order.start]
+
+    def _blocks(self, out: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The pile, own paws, held and opponents' paws blocks of ``out`` as row tables."""
+        width = CARD_FEATURES + 1
+        return (out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES),
+                out[self.s_own_paws].reshape(PAWS, width),
+                out[self.s_held].reshape(self.num_players, width),
+                out[self.s_opp_paws].reshape(-1, width))
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -364,6 +375,11 @@ class DogpileEngine(Engine):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        # A copy turns views into arrays of their own: make them views again.
+        self._dig_mask[DIG:DOWN] = self.occupied
+        self._place_mask[DOWN:UP] = self.empty
+        self.occupied = self._dig_mask[DIG:DOWN]
+        self.empty = self._place_mask[DOWN:UP]
         self._make_views()
 
     def _reset_fields(self) -> None:
@@ -384,8 +400,7 @@ class DogpileEngine(Engine):
         self._code.fill(EMPTY_CODE)
         self._paw_code.fill(PAW_EMPTY_CODE)
         self._paw_bits = [0] * n
-        self._dig_mask[DIG:DOWN] = 0
-        self._place_mask[DOWN:KEEP] = 1
+        self._place_mask[UP:KEEP] = 1
         self._was_burying = [True] * n
         self.phase = PLAY
         self.round_index = 0
@@ -430,8 +445,7 @@ class DogpileEngine(Engine):
         self.empty.fill(0)
         # _recompute_codes() for a full pile, written out.
         self._code.fill(-1)
-        self._dig_mask[DIG:DOWN] = 1
-        self._place_mask[DOWN:KEEP] = 0
+        self._place_mask[UP:KEEP] = 0
         # Every deal looks the same to every dog (all bones face down, nothing known): the
         # first one's observations serve all later ones (_start_tick adds time and order).
         if self._obs0 is None:
@@ -614,22 +628,18 @@ class DogpileEngine(Engine):
     def _lift(self, slot: int) -> None:
         self.pile[slot] = -1
         self.face_up[slot] = False
-        self.occupied[slot] = 0
-        self.empty[slot] = 1
+        self.occupied[slot] = 0  # (the dig mask too)
+        self.empty[slot] = 1  # (the down:NN half of the place mask too)
+        self._place_mask[UP + slot] = 1
         self._code[slot] = EMPTY_CODE
-        self._dig_mask[slot] = 0
-        place = self._place_mask
-        place[DOWN + slot] = place[UP + slot] = 1
 
     def _put(self, slot: int, card: int, up: bool) -> None:
         self.pile[slot] = card
         self.face_up[slot] = up
-        self.occupied[slot] = 1
-        self.empty[slot] = 0
+        self.occupied[slot] = 1  # (the dig mask too)
+        self.empty[slot] = 0  # (the down:NN half of the place mask too)
+        self._place_mask[UP + slot] = 0
         self._code[slot] = card + UP_CODE if up else -1
-        self._dig_mask[slot] = 1
-        place = self._place_mask
-        place[DOWN + slot] = place[UP + slot] = 0
 
     def _to_paw(self, seat: int, card: int) -> int:
         paw = self.paws[seat]
@@ -730,12 +740,10 @@ class DogpileEngine(Engine):
         # _lift(slot), inlined
         self.pile[slot] = -1
         self.face_up[slot] = False
-        self.occupied[slot] = 0
-        self.empty[slot] = 1
+        self.occupied[slot] = 0  # (the dig mask too)
+        self.empty[slot] = 1  # (the down:NN half of the place mask too)
+        self._place_mask[UP + slot] = 1
         self._code[slot] = EMPTY_CODE
-        self._dig_mask[slot] = 0
-        place = self._place_mask
-        place[DOWN + slot] = place[UP + slot] = 1
         self.tracker.known[:, slot] = -1  # tracker.conceal(slot)
         self.held[seat] = card
         self.dog_phase[seat] = HOLDING
@@ -896,8 +904,6 @@ class DogpileEngine(Engine):
         np.copyto(self._paw_code, np.where(self.paws.reshape(-1) >= 0, -1, PAW_EMPTY_CODE))
         self._paw_bits = [sum(1 << i for i, c in enumerate(paw) if c >= 0)
                           for paw in self.paws.tolist()]
-        self._dig_mask[DIG:DOWN] = self.occupied
-        self._place_mask[DOWN:UP] = self.empty
         self._place_mask[UP:KEEP] = self.empty
 
     def _public(self) -> np.ndarray:
@@ -916,26 +922,25 @@ class DogpileEngine(Engine):
         n = self.num_players
         out.fill(0.0)
         known = self.tracker.known
-        width = CARD_FEATURES + 1
-        pile = out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES)
+        if out is self._row_views[seat]:
+            pile, own_paws, held, opp_paws = self._block_views[seat]
+        else:
+            pile, own_paws, held, opp_paws = self._blocks(out)
         PILE_ROWS.take(np.maximum(self._code, known[seat, :NUM_SLOTS]), axis=0, out=pile,
                        mode="wrap")
         if self.groups:
             self._write_beliefs(seat, pile)
         out[self.s_sniffed] = self.group_flag
-        ENC_OCC.take(self.paws[seat], axis=0, out=out[self.s_own_paws].reshape(PAWS, width),
-                     mode="wrap")
+        ENC_OCC.take(self.paws[seat], axis=0, out=own_paws, mode="wrap")
         base = self.s_own_state.start
         dog = self.dog_phase[seat]
         out[base + dog] = 1.0
         if dog == BURYING:
             out[base + 3 + self.bury_paw[seat]] = 1.0
         ordered = self.seat_order[seat]
-        ENC_OCC.take(self.held.take(self._order_idx[seat]), axis=0,
-                     out=out[self.s_held].reshape(n, width), mode="wrap")
+        ENC_OCC.take(self.held.take(self._order_idx[seat]), axis=0, out=held, mode="wrap")
         paw_idx = np.maximum(self._paw_code, known[seat, self.paw_base:self.virtual_base])
-        PAW_ROWS.take(paw_idx.take(self._opp_paw_idx[seat]), axis=0,
-                      out=out[self.s_opp_paws].reshape(-1, width), mode="wrap")
+        PAW_ROWS.take(paw_idx.take(self._opp_paw_idx[seat]), axis=0, out=opp_paws, mode="wrap")
         base = self.s_opp_bury.start
         for k in range(1, n):
             o = ordered[k]
