@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from card_envs.games.memory_uno.engine import CALL, PHASE_NAMES, MemoryUnoEngine
+from tests.leak_check import assert_no_seat_sees_resampling
 
 
 def _deep_play(engine: MemoryUnoEngine, rng: np.random.Generator, steps: int,
                probe_every: int = 1) -> set[str]:
     """Random play that rarely calls and mostly passes; checks no-leak on every probe."""
-    size = engine.layout.size
     phases: set[str] = set()
     for t in range(steps):
         if engine.done:
@@ -31,15 +31,7 @@ def _deep_play(engine: MemoryUnoEngine, rng: np.random.Generator, steps: int,
         engine.step(int(rng.choice(np.flatnonzero(mask))))
         engine.check_invariants()
         if t % probe_every == 0:
-            for seat in range(engine.num_players):
-                before = np.empty(size, np.float32)
-                engine.write_observation(seat, before)
-                probe = engine.clone()
-                probe.resample_hidden(seat, np.random.default_rng(int(rng.integers(1 << 30))))
-                probe.check_invariants()
-                after = np.empty(size, np.float32)
-                probe.write_observation(seat, after)
-                np.testing.assert_array_equal(before, after, err_msg=f"seat {seat} leaks")
+            assert_no_seat_sees_resampling(engine, rng)
     return phases
 
 
