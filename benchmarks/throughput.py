@@ -24,8 +24,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.reference_envs import measure_rlcard_uno, wrapped_counting_env  # noqa: E402

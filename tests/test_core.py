@@ -244,3 +244,56 @@ def test_maskable_ppo_learns_a_few_thousand_steps_and_plays_as_an_opponent(tmp_p
     obs, info = env2.reset(seed=1)
     obs, r, term, trunc, info = env2.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert env2.observation_space.contains(obs)
+
+
+def _play_to_end(env, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    while True:
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            return
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("module", ["memory_uno_v0", "dogpile_v0"])
+def test_dead_agent_steps_match_pettingzoo(module: str) -> None:
+    """Our specialised dead-agent step removes agents in PettingZoo's order and leaves the
+    same ``agent_selection`` and rewards as the base class's generic one."""
+    import copy
+    import importlib
+
+    from pettingzoo import AECEnv
+
+    env = importlib.import_module(f"card_envs.{module}").raw_env(num_players=4)
+    _play_to_end(env, seed=3)
+    ref = copy.deepcopy(env)
+    while env.agents:
+        env.step(None)
+        AECEnv._was_dead_step(ref, None)
+        assert env.agents == ref.agents
+        assert env.agent_selection == ref.agent_selection
+        assert env.rewards == ref.rewards
+        assert env._cumulative_rewards == ref._cumulative_rewards
+    with pytest.raises(ValueError, match="only valid action is None"):
+        _play_to_end(env, seed=4)
+        env.step(0)
+
+
+def test_agent_iter_stops_at_max_iter_and_when_agents_are_gone() -> None:
+    from card_envs import roy_v0
+
+    env = roy_v0.env()
+    env.reset(seed=0)
+    seen = []
+    for agent in env.agent_iter(max_iter=5):
+        seen.append(agent)
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(seen) == 5
+    _play_to_end(env, seed=1)
+    dead_steps = 0
+    for _ in env.agent_iter():  # only the dead steps remain
+        env.step(None)
+        dead_steps += 1
+    assert dead_steps == len(env.possible_agents) and not env.agents

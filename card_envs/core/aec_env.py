@@ -9,6 +9,7 @@ several Python calls per step. ``env()`` therefore returns this class as is.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,7 @@ class CardAECEnv(AECEnv):
         self._zero_mask = np.zeros(engine.num_actions, dtype=np.int8)
         self._has_reset = False
         self._rewards_dirty = False
+        self._skip_agent_selection: str | None = None
 
     # -- spaces ------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -104,12 +106,13 @@ class CardAECEnv(AECEnv):
             warn_unknown_options(options)
             deck = options.get("deck")
         self.engine.reset(seed=seed, deck=deck)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        agents = self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self._skip_agent_selection = None
         self._rewards_dirty = False
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
@@ -158,6 +161,33 @@ class CardAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def _was_dead_step(self, action: Any) -> None:
+        """PettingZoo's dead-agent step, specialised: in these games every seat's episode ends
+        at once, so the next agent to remove is simply the first one left. The agent order and
+        the final ``agent_selection`` are exactly PettingZoo's."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent]
+        del self.truncations[agent]
+        del self.rewards[agent]
+        del self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        if agents:
+            if self._skip_agent_selection is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = agents[0]
+        else:
+            if self._skip_agent_selection is not None:
+                self.agent_selection = self._skip_agent_selection
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        self._rewards_dirty = False
+
     def _clear_step_rewards(self) -> None:
         for a in self.rewards:
             self.rewards[a] = 0.0
@@ -177,7 +207,20 @@ class CardAECEnv(AECEnv):
         self._rewards_dirty = True
         self._accumulate_rewards()
 
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        return _AgentIterable(self, max_iter)
+
     # -- observations ------------------------------------------------------------------------
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise RuntimeError("reset() must be called before observe()")
@@ -227,9 +270,28 @@ class CardAECEnv(AECEnv):
         self.terminations = {a: done_t for a in self.agents}
         self.truncations = {a: done_tr for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
     def resample_hidden(self, agent: str | int, rng: np.random.Generator) -> None:
         seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
         self.engine.resample_hidden(seat, rng)
+
+
+class _AgentIterable:
+    """What ``agent_iter`` returns: PettingZoo's semantics (stop when no agents are left or
+    after ``max_iter`` agents) with a generator, which resumes several times faster than an
+    iterator class's ``__next__`` in the loop every user writes."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: CardAECEnv, max_iter: int) -> None:
+        self.env = env
+        self.max_iter = max_iter
+
+    def __iter__(self) -> Iterator[str]:
+        env, left = self.env, self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection

@@ -296,7 +296,7 @@ class DeluxeMemoryEngine(Engine):
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fp = self.config["first_player"]
-        first = int(self.rng.integers(n)) if fp == "random" else fp
+        first = self.random_below(n) if fp == "random" else fp
         cards = self.deck_cards()
         order = [cards[i] for i in self.rng.permutation(len(cards))] if deck is None else deck
         self._reset_position()

@@ -281,7 +281,7 @@ class MegaMemoryEngine(Engine):
     # -- dealing -------------------------------------------------------------------------------
     def _deal(self, deck: list[int] | None) -> None:
         fd = self.config["first_dealer"]
-        self.dealer = int(self.rng.integers(2)) if fd == "random" else fd
+        self.dealer = self.random_below(2) if fd == "random" else fd
         self.mega_points = [0, 0]
         self.last_round_points = [0, 0]
         self.round_number = 0

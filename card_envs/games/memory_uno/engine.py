@@ -318,7 +318,7 @@ class MemoryUnoEngine(Engine):
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fp = self.config["first_player"]
-        self.round_start = int(self.rng.integers(n)) if fp == "random" else fp
+        self.round_start = self.random_below(n) if fp == "random" else fp
         self.totals = [0] * n
         self.last_round = [0] * n
         self.last_caller = -1

@@ -130,7 +130,7 @@ class RoyEngine(Engine):
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fd = self.config["first_dealer"]
-        self.dealer = int(self.rng.integers(n)) if fd == "random" else fd
+        self.dealer = self.random_below(n) if fd == "random" else fd
         self.scores = [0] * n
         self.hand_number = 0
         self.last_hand_winner = -1
