@@ -89,6 +89,27 @@ def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_observation_matches_write_observation_and_is_owned(game: str, config: dict) -> None:
+    """The two observation paths (a new array for the envs, a caller's buffer for batched
+    training) agree everywhere, and the new array shares no memory with the engine."""
+    engine = make_engine(game, **config)
+    rng = np.random.default_rng(11)
+    buffer = np.empty(engine.layout.size, dtype=np.float32)
+    for episode in range(4):
+        engine.reset(seed=episode)
+        while True:
+            for seat in range(engine.num_players):
+                fresh = engine.observation(seat)
+                engine.write_observation(seat, buffer)
+                np.testing.assert_array_equal(fresh, buffer)
+                fresh.fill(-7.0)
+                np.testing.assert_array_equal(engine.observation(seat), buffer)
+            if engine.done:
+                break
+            engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+
+
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
 def test_no_leak_under_resampling(game: str, config: dict) -> None:
     """A seat's observation is unchanged when everything it cannot know is redrawn: a random
     quarter of the positions of 8 episodes, every seat, at most 400 positions."""

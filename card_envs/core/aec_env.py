@@ -74,7 +74,6 @@ class CardAECEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         low, high = engine.layout.bounds()
-        self._obs_size = engine.layout.size
         self._num_actions = engine.num_actions
         obs_space = spaces.Dict(
             {
@@ -225,9 +224,8 @@ class CardAECEnv(AECEnv):
         if not self._has_reset:
             raise RuntimeError("reset() must be called before observe()")
         seat = self.agent_name_mapping[agent]
-        obs = np.empty(self._obs_size, dtype=np.float32)
         engine = self.engine
-        engine.write_observation(seat, obs)
+        obs = engine.observation(seat)
         if seat == engine.current_player and not (
             engine.terminated or engine.truncated or self.terminations[agent]
         ):

@@ -24,6 +24,31 @@ from card_envs.core.obs_layout import ObsLayout
 DEFAULT_SAFETY_CAP = 50_000
 
 
+class CachedViews:
+    """Observations for engines that keep each seat's observation as an up-to-date row
+    (:meth:`_view`) and write a few per-decision entries on top (:meth:`_finish_view`).
+
+    Handing out one copy of the row costs about half of filling a fresh array through a slice
+    assignment, and observations are built at every decision. Mix in before :class:`Engine`.
+    """
+
+    def _view(self, seat: int) -> np.ndarray:
+        """*game*: ``seat``'s cached row, brought up to date; callers must not modify it."""
+        raise NotImplementedError
+
+    def _finish_view(self, seat: int, out: np.ndarray) -> None:
+        """*game*: the entries that change at every decision, written over a copy of the row."""
+
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        np.copyto(out, self._view(seat))
+        self._finish_view(seat, out)
+
+    def observation(self, seat: int) -> np.ndarray:
+        out = self._view(seat).copy()
+        self._finish_view(seat, out)
+        return out
+
+
 class Engine:
     """Base class of all rules engines.
 
@@ -96,6 +121,12 @@ class Engine:
     def write_observation(self, seat: int, out: np.ndarray) -> None:
         """*game*: write what ``seat`` may know into ``out`` (float32, ``layout.size``)."""
         raise NotImplementedError
+
+    def observation(self, seat: int) -> np.ndarray:
+        """What ``seat`` may know, as a new array the caller owns (what the envs hand out)."""
+        out = np.empty(self.layout.size, dtype=np.float32)
+        self.write_observation(seat, out)
+        return out
 
     def write_state(self, out: np.ndarray) -> None:
         """*game*: the full (seer) state for a centralised critic into ``out``."""

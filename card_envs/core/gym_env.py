@@ -92,8 +92,6 @@ class CardGymEnv(gymnasium.Env):
         low, high = engine.layout.bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(engine.num_actions)
-        self._obs_size = engine.layout.size
-        self._opp_obs = np.empty(self._obs_size, dtype=np.float32)
         self._terminal_mask = np.ones(engine.num_actions, dtype=np.int8)
         self._seat_rng = np.random.default_rng()
 
@@ -162,14 +160,12 @@ class CardGymEnv(gymnasium.Env):
         """Step opponents until the learner is to act or the episode ends; learner's reward."""
         engine = self.engine
         learner = self.learner
-        obs = self._opp_obs
         total = 0.0
         while not engine.done and engine.current_player != learner:
             seat = engine.current_player
             agent = self.opponents[seat if seat < learner else seat - 1]
-            engine.write_observation(seat, obs)
             mask = engine.legal_mask()
-            action = agent.act(obs.copy(), mask.copy())
+            action = agent.act(engine.observation(seat), mask.copy())
             if not engine.is_legal(action):
                 raise IllegalActionError(
                     f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
@@ -186,9 +182,7 @@ class CardGymEnv(gymnasium.Env):
         return self.engine.legal_mask()
 
     def _observe(self) -> np.ndarray:
-        out = np.empty(self._obs_size, dtype=np.float32)
-        self.engine.write_observation(self.learner, out)
-        return out
+        return self.engine.observation(self.learner)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask().copy(), "learner_seat": self.learner}

@@ -26,7 +26,7 @@ import numpy as np
 
 from card_envs.core.cards import COLOUR_OF, RANK_OF, RANKS, card_code
 from card_envs.core.config import Option, int_range, seat_or_random
-from card_envs.core.engine import Engine
+from card_envs.core.engine import CachedViews, Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -118,7 +118,7 @@ def cell_name(cell: int) -> str:
     return f"{ROW_NAMES[CELL_ROW[cell]]}{CELL_COL[cell] + 1}"
 
 
-class DeluxeMemoryEngine(Engine):
+class DeluxeMemoryEngine(CachedViews, Engine):
     name = "deluxe_memory"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Players.", choices=(2, 3, 4, 5, 6)),
@@ -937,14 +937,16 @@ class DeluxeMemoryEngine(Engine):
             return self.picks
         return []
 
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
+    def _view(self, seat: int) -> np.ndarray:
         if not self._views_ok:
             self._rebuild_views()
         if self._cards_stale[seat]:
             self._write_cards(seat)
         if self._seat_ver[seat] != self._ver:
             self._write_status(seat)
-        out[:] = self._views[seat]
+        return self._views[seat]
+
+    def _finish_view(self, seat: int, out: np.ndarray) -> None:
         picks = self.picks
         if picks:
             out[self._fp0 + picks[0]] = 1.0

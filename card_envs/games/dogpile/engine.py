@@ -32,7 +32,7 @@ from card_envs.core.cards import (
     card_code,
 )
 from card_envs.core.config import Option, int_range
-from card_envs.core.engine import Engine
+from card_envs.core.engine import CachedViews, Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -158,7 +158,7 @@ def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, boo
     return False, straight
 
 
-class DogpileEngine(Engine):
+class DogpileEngine(CachedViews, Engine):
     name = "dogpile"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Dogs at the table.", choices=(2, 3, 4, 5, 6)),
@@ -889,12 +889,15 @@ class DogpileEngine(Engine):
                    and idx - g["vbase"] < len(g["members"])
                    and g["members"][idx - g["vbase"]] == card for g in self.groups)
 
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
+    def _view(self, seat: int) -> np.ndarray:
         row = self._row_views[seat]
         if self._dirty[seat]:
             self._write_full(seat, row)
             self._dirty[seat] = False
-        out[:] = row
+        return row
+
+    def observation(self, seat: int) -> np.ndarray:
+        return self._view(seat).copy()  # the row is complete: nothing to finish
 
     def _recompute_codes(self) -> None:
         """Derive the slot and paw codes and the mask templates from the position (after

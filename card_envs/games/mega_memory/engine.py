@@ -30,7 +30,7 @@ import numpy as np
 
 from card_envs.core.cards import RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, int_range
-from card_envs.core.engine import Engine
+from card_envs.core.engine import CachedViews, Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 from card_envs.games.mega_memory.grouping import best_grouping, centre_subsets, is_group
@@ -74,7 +74,7 @@ def _pile_label(mask: int) -> str:
     return "+".join(str(p + 1) for p in range(NUM_PILES) if mask >> p & 1) or "-"
 
 
-class MegaMemoryEngine(Engine):
+class MegaMemoryEngine(CachedViews, Engine):
     name = "mega_memory"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the game is for two).", choices=(2,)),
@@ -666,17 +666,17 @@ class MegaMemoryEngine(Engine):
         return mask
 
     # -- observations --------------------------------------------------------------------------
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
+    def _view(self, seat: int) -> np.ndarray:
         if not self._views_ok:
             self._rebuild_views()
+        if self._perfect_memory and self._depth_dirty:  # both seats' depth blocks at once
+            np.divide(self._depth, self._f51, out=self._depth_views)
+            self._depth_dirty = False
+        return self._view_rows[seat]  # (other memory modes: remembered-card flags only)
+
+    def _finish_view(self, seat: int, out: np.ndarray) -> None:
         n_disc, n_deck = len(self.discard), len(self.deck)
-        if self._perfect_memory:
-            if self._depth_dirty:  # both seats' depth blocks in one operation
-                np.divide(self._depth, self._f51, out=self._depth_views)
-                self._depth_dirty = False
-            out[:] = self._view_rows[seat]
-        else:
-            out[:] = self._view_rows[seat]  # remembered-card flags are current (events)
+        if not self._perfect_memory:  # depths of the cards this seat still remembers
             held = self._held[seat]
             if held:
                 top_disc = DISCARD_SLOT_BASE + n_disc - 1

@@ -827,6 +827,9 @@ class MemoryUnoEngine(Engine):
     def write_observation(self, seat: int, out: np.ndarray) -> None:
         self._src.take(self._gidx[seat], out=out, mode="clip")
 
+    def observation(self, seat: int) -> np.ndarray:
+        return self._src.take(self._gidx[seat], mode="clip")
+
     def write_state(self, out: np.ndarray) -> None:
         n, ns = self.num_players, self.num_slots
         out.fill(0.0)

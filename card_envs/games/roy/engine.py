@@ -23,7 +23,7 @@ from card_envs.core.cards import (
     make_card,
 )
 from card_envs.core.config import Option, int_range, seat_or_random
-from card_envs.core.engine import Engine
+from card_envs.core.engine import CachedViews, Engine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -46,7 +46,7 @@ NEXT_HIGHER: list[int] = [
 JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
 
 
-class RoyEngine(Engine):
+class RoyEngine(CachedViews, Engine):
     name = "roy"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the text: best for 2 or 3).", choices=(2, 3, 4)),
@@ -355,7 +355,7 @@ class RoyEngine(Engine):
         return mask
 
     # -- observations --------------------------------------------------------------------------
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
+    def _view(self, seat: int) -> np.ndarray:
         if not self._views_ok:
             for s in range(self.num_players):
                 self._observation_from_scratch(s, self._views[s])
@@ -364,7 +364,9 @@ class RoyEngine(Engine):
                 self._views[s, self.s_deck] = 0.0
                 self._views[s, self.s_top] = 0.0
             self._views_ok = True
-        out[:] = self._views[seat]
+        return self._views[seat]
+
+    def _finish_view(self, seat: int, out: np.ndarray) -> None:
         out[self._top0 + self.discard[-1]] = 1.0
         out[self.s_phase.start + self.phase] = 1.0
         if self.ace_chain:
