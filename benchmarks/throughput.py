@@ -7,7 +7,8 @@ For each game: decisions/s and games/s of its raw AEC env (observation and mask 
 decision via ``last()``), of ``env()``, and of its Gymnasium env (learner steps/s against random
 opponents), next to RLCard's UNO on its native API and a trivial AEC env wrapped like PettingZoo's
 classic envs. The machine is shared and noisy, so each figure is the best of ``--rounds``
-interleaved measurements, and the targets are ratios:
+interleaved measurements (each round plays fresh games: seed = round), and the targets are
+ratios:
 
 * raw AEC env  >= 2x RLCard UNO decisions/s
 * ``env()``    >= 3x the trivially wrapped AEC env
@@ -82,20 +83,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
 
-    cases: dict[str, Callable[[], tuple[int, int, float]]] = {
-        "RLCard UNO (native)": lambda: measure_rlcard_uno(args.seconds),
-        "trivial AEC, PettingZoo wrappers": lambda: measure_aec(wrapped_counting_env, args.seconds),
+    # Each round plays other games (its own seed): a cache warmed by replaying the same games
+    # would flatter the later rounds.
+    cases: dict[str, Callable[[int], tuple[int, int, float]]] = {
+        "RLCard UNO (native)": lambda seed: measure_rlcard_uno(args.seconds, seed),
+        "trivial AEC, PettingZoo wrappers":
+            lambda seed: measure_aec(wrapped_counting_env, args.seconds, seed),
     }
     for game in args.games:
         module = importlib.import_module(GAMES[game].module)
-        cases[f"{game} raw AEC"] = lambda m=module: measure_aec(m.raw_env, args.seconds)
-        cases[f"{game} env()"] = lambda m=module: measure_aec(m.env, args.seconds)
-        cases[f"{game} Gymnasium"] = lambda g=game: measure_gym(g, args.seconds)
+        cases[f"{game} raw AEC"] = lambda seed, m=module: measure_aec(m.raw_env, args.seconds, seed)
+        cases[f"{game} env()"] = lambda seed, m=module: measure_aec(m.env, args.seconds, seed)
+        cases[f"{game} Gymnasium"] = lambda seed, g=game: measure_gym(g, args.seconds, seed)
 
     best: dict[str, tuple[float, float]] = {}
-    for _ in range(args.rounds):
+    for round_seed in range(args.rounds):
         for name, run in cases.items():
-            decisions, games, elapsed = run()
+            decisions, games, elapsed = run(round_seed)
             rate = (decisions / elapsed, games / elapsed)
             if name not in best or rate[0] > best[name][0]:
                 best[name] = rate

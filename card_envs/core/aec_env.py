@@ -138,7 +138,7 @@ class CardAECEnv(AECEnv):
         engine.step(action)
         # In reward="win" mode engines pay only through finish(), so a live position has no
         # rewards to copy; skipping the scan and the accumulation is most of a step's cost.
-        if engine.terminated or engine.truncated or engine.reward_mode != "win":
+        if engine.terminated or engine.truncated or engine.pays_every_step:
             if engine.rewards.any():
                 rewards = self.rewards
                 for i, a in enumerate(self.possible_agents):

@@ -58,6 +58,7 @@ class Engine:
     * ``terminated`` / ``truncated``: the episode is over (by the rules / by a step cap).
     * ``rewards``: float64 array, the reward each seat earned from the last step.
     * ``winners``: the seats that won the episode, set when it terminates.
+    * ``pays_every_step``: False in ``reward="win"`` mode, where only :meth:`finish` pays.
     """
 
     #: Short game name (``"roy"``); also the config-file and registry key.
@@ -90,6 +91,9 @@ class Engine:
         self.winners: list[int] = []
         self.num_steps = 0
         self._build()
+        # Fixed for the engine's life; step() reads them at every decision.
+        self._forgets = self.tracker is not None and self.tracker.forget_p > 0.0
+        self.pays_every_step = self.reward_mode != "win"
         self._action_index = {name: i for i, name in enumerate(self.action_names)}
         if len(self._action_index) != self.num_actions:
             raise AssertionError(f"{self.name}: action names are not unique")
@@ -188,21 +192,26 @@ class Engine:
 
     def step(self, action: int) -> None:
         """Apply ``action`` (assumed legal: the envs check) and advance the episode."""
-        if self.reward_mode != "win":
+        if self.pays_every_step:
             # In "win" mode only finish() pays, and no step follows it until reset() zeroes.
             self.rewards.fill(0.0)
         self.num_steps += 1
-        tracker = self.tracker
-        if tracker is not None and tracker.forget_p > 0.0:
-            # Memory decays as the seat decides, before the decision plays out: what it saw
-            # since its last decision was in the observation it decided on, and what its own
-            # action reveals (a peek, a flip) is still there at its next decision.
-            seat = self.current_player
-            tracker.after_decision(seat)
-            self._after_forgetting(seat)
-        self._apply(action)
+        if self._forgets:
+            self._apply_forgetting(action)
+        else:
+            self._apply(action)
         if not self.terminated and self.num_steps >= self.step_cap:
             self.truncated = True
+
+    def _apply_forgetting(self, action: int) -> None:
+        """:meth:`_apply` when memory decays. It decays as the seat decides, before the
+        decision plays out: what the seat saw since its last decision was in the observation it
+        decided on, and what its own action reveals (a peek, a flip) is still there at its
+        next decision."""
+        seat = self.current_player
+        self.tracker.after_decision(seat)
+        self._after_forgetting(seat)
+        self._apply(action)
 
     @property
     def done(self) -> bool:

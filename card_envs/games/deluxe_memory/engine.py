@@ -343,7 +343,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self._cards_stale[seat] = True
 
     def _apply(self, action: int) -> None:
-        before = self.tokens[:] if self.reward_mode == "score" else None
+        before = self.tokens[:] if self.pays_every_step else None
         self._dispatch(action)
         self._advance()
         if before is not None:

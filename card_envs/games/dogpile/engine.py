@@ -288,7 +288,6 @@ class DogpileEngine(CachedViews, Engine):
         self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
         self._obs0: np.ndarray | None = None
         self._dirty = [True] * n
-        self._forgets = self.tracker.forget_p > 0.0
         self._all_rows = np.arange(n)[:, None]
         self._held_cols = []
         self._paw_rows = []
@@ -594,8 +593,9 @@ class DogpileEngine(CachedViews, Engine):
         known[knew, v] = card
         known[sniffer, v] = card
         # The sniffer keeps all it has sniffed so far until its next decision after the sniff.
-        self._seen_by_actor.extend(
-            (group["vbase"] + j, c) for j, c in enumerate(group["members"]))
+        if self._forgets:
+            self._seen_by_actor.extend(
+                (group["vbase"] + j, c) for j, c in enumerate(group["members"]))
         self.bag.append(card)
         if len(self.bag) == SNIFF_BONES:
             # Handed to the dog on the left, who shuffles them unseen.
@@ -611,7 +611,8 @@ class DogpileEngine(CachedViews, Engine):
         self.tracker.conceal(slot)
         if self.shuffler_sees:
             self.tracker.known[self.current_player, slot] = card
-            self._seen_by_actor.append((slot, card))
+            if self._forgets:
+                self._seen_by_actor.append((slot, card))
         group = self.groups[self.active_group]
         group["slots"].append(slot)
         self.group_flag[slot] = 1.0
@@ -766,7 +767,8 @@ class DogpileEngine(CachedViews, Engine):
             self.held[seat] = -1
             self._put(slot, card, up)
             tracker.known[:, slot] = card  # it was face up in the paw for all to see
-            self._seen_by_actor.append((slot, card))
+            if self._forgets:
+                self._seen_by_actor.append((slot, card))
             enc = ENC_OCC_ROW[-1]
             for view in self._held_views[seat]:
                 view[...] = enc
@@ -786,7 +788,8 @@ class DogpileEngine(CachedViews, Engine):
             else:  # whoever remembered that paw bone now remembers where it went
                 tracker.move(paw_slot, slot)
                 tracker.known[seat, slot] = card
-                self._seen_by_actor.append((slot, card))
+                if self._forgets:
+                    self._seen_by_actor.append((slot, card))
             self.bury_paw[seat] = -1
             self._patch_paw(seat, i)
             self._patch_slot(slot)
@@ -867,17 +870,17 @@ class DogpileEngine(CachedViews, Engine):
         """Per slot, the card ``seat`` sees (face up) or remembers there, else -1."""
         return np.where(self.face_up, self.pile, self.tracker.known[seat, :NUM_SLOTS])
 
-    def step(self, action: int) -> None:
+    def _apply_forgetting(self, action: int) -> None:
         seat = self.current_player
         self._seen_by_actor.clear()
-        super().step(action)
-        if self._forgets:  # the tracker may have dropped some of this dog's memories
-            # ... but what the dog saw in this very decision lasts until its next one.
-            known = self.tracker.known[seat]
-            for idx, card in self._seen_by_actor:
-                if self._still_true(idx, card):
-                    known[idx] = card
-            self._dirty[seat] = True
+        super()._apply_forgetting(action)
+        # The tracker may have dropped some of this dog's memories, but what the dog saw in
+        # this very decision lasts until its next one.
+        known = self.tracker.known[seat]
+        for idx, card in self._seen_by_actor:
+            if self._still_true(idx, card):
+                known[idx] = card
+        self._dirty[seat] = True
 
     def _still_true(self, idx: int, card: int) -> bool:
         if idx < NUM_SLOTS:
