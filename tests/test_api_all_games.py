@@ -86,6 +86,12 @@ def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
             steps += 1
         assert engine.terminated or engine.truncated
         assert steps <= engine.step_cap
+        assert not engine.legal_mask().any(), "a finished episode still offers actions"
+    snapshot = engine.state_dict()
+    engine.reset(seed=0)
+    assert engine.legal_mask().any()
+    engine.load_state_dict(snapshot)
+    assert not engine.legal_mask().any(), "a restored finished episode offers actions"
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)

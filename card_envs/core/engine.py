@@ -74,6 +74,8 @@ class Engine:
     layout: ObsLayout
     state_layout: ObsLayout
     action_names: list[str]
+    _mask: np.ndarray
+    _mask_valid: bool
 
     def __init__(self, **config: Any) -> None:
         options = {**COMMON_OPTIONS, **self.OPTIONS}
@@ -119,7 +121,9 @@ class Engine:
         raise NotImplementedError
 
     def legal_mask(self) -> np.ndarray:
-        """*game*: int8 mask of the current player's legal actions (engine-owned buffer)."""
+        """*game*: int8 mask of the current player's legal actions, all zeros once the episode
+        is over. Games cache it in ``self._mask`` (int8, ``num_actions``) and recompute when
+        ``self._mask_valid`` is False; the base class sets the zeros when the episode ends."""
         raise NotImplementedError
 
     def write_observation(self, seat: int, out: np.ndarray) -> None:
@@ -200,8 +204,16 @@ class Engine:
             self._apply_forgetting(action)
         else:
             self._apply(action)
-        if not self.terminated and self.num_steps >= self.step_cap:
+        if self.terminated:
+            self._clear_mask()
+        elif self.num_steps >= self.step_cap:
             self.truncated = True
+            self._clear_mask()
+
+    def _clear_mask(self) -> None:
+        """Nobody may act once the episode is over: the mask cache holds zeros until reset."""
+        self._mask.fill(0)
+        self._mask_valid = True
 
     def _apply_forgetting(self, action: int) -> None:
         """:meth:`_apply` when memory decays. It decays as the seat decides, before the
@@ -318,6 +330,8 @@ class Engine:
             else:
                 setattr(self, name, _decode(value))
         self._after_load()
+        if self.terminated or self.truncated:
+            self._clear_mask()
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
