@@ -68,22 +68,37 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
                           np.asarray(returns[keep], np.float32))
 
 
+def _greedy_hits(policy: torch.nn.Module, obs: torch.Tensor, masks: torch.Tensor,
+                 actions: torch.Tensor) -> int:
+    with torch.no_grad():
+        dist = policy.get_distribution(obs, action_masks=masks.numpy())
+        return int((dist.distribution.probs.argmax(-1) == actions).sum())
+
+
 def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch_size: int,
-                    learning_rate: float, seed: int) -> dict[str, float]:
-    """Fit the policy to the demonstrations; returns the last epoch's loss and accuracy."""
+                    learning_rate: float, seed: int,
+                    validation: float = 0.1) -> dict[str, float]:
+    """Fit the policy to the demonstrations and keep the epoch that predicts held-out games
+    best (the last ``validation`` share of the decisions, i.e. of the games: many epochs on
+    few games memorise them). Returns the last epoch's training loss and accuracy and the
+    kept epoch's held-out accuracy."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
+    n_val = int(len(data) * validation) if epochs and len(data) > 1 else 0
+    n_fit = len(data) - n_val
     obs = torch.as_tensor(data.observations)
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)
     returns = torch.as_tensor(data.returns)
-    stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan")}
-    for _ in range(epochs):
-        order = torch.randperm(len(actions), generator=gen)
+    stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan"),
+             "bc_val_accuracy": float("nan"), "bc_best_epoch": 0}
+    best_state: dict[str, torch.Tensor] | None = None
+    for epoch in range(1, epochs + 1):
+        order = torch.randperm(n_fit, generator=gen)
         losses, hits = [], 0
-        for start in range(0, len(order), batch_size):
+        for start in range(0, n_fit, batch_size):
             idx = order[start:start + batch_size]
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx],
                                                           action_masks=masks[idx])
@@ -94,10 +109,17 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             losses.append(loss.item())
-            with torch.no_grad():
-                dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
-                hits += int((dist.distribution.probs.argmax(-1) == actions[idx]).sum())
-        stats = {"bc_loss": float(np.mean(losses)), "bc_accuracy": hits / len(actions)}
+            hits += _greedy_hits(policy, obs[idx], masks[idx], actions[idx])
+        stats.update(bc_loss=float(np.mean(losses)), bc_accuracy=hits / n_fit)
+        if n_val:
+            val = sum(_greedy_hits(policy, obs[s:s + batch_size], masks[s:s + batch_size],
+                                   actions[s:s + batch_size])
+                      for s in range(n_fit, len(data), batch_size)) / n_val
+            if not val <= stats["bc_val_accuracy"]:  # also replaces the initial NaN
+                stats.update(bc_val_accuracy=val, bc_best_epoch=epoch)
+                best_state = {k: v.clone() for k, v in policy.state_dict().items()}
+    if best_state is not None:
+        policy.load_state_dict(best_state)
     policy.set_training_mode(False)
     return stats
 

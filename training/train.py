@@ -283,7 +283,9 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                                       pt.batch_size, pt.learning_rate, pt.max_decisions,
                                       seed=cfg.seed)
             print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
-                  f"{pretrain_stats['bc_accuracy']:.3f}, {pretrain_stats['seconds']:.0f} s")
+                  f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
+                  f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
+                  f"{pretrain_stats['bc_best_epoch']} kept), {pretrain_stats['seconds']:.0f} s")
         venv.pool.add(model.policy, 0)
     callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state)
     # The warm start's wall time counts against the run's time limit.
