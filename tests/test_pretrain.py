@@ -22,11 +22,15 @@ def test_demonstrations_are_the_heuristics_legal_moves_with_outcomes() -> None:
     assert len(capped) == 50
 
 
-def test_cloning_learns_the_heuristic() -> None:
+def _fresh_roy_model() -> MaskablePPO:
     torch.manual_seed(0)
     torch.set_num_threads(1)
     env = CardGymEnv("roy", opponent="random")
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64)
+    return MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64)
+
+
+def test_cloning_learns_the_heuristic() -> None:
+    model = _fresh_roy_model()
     data = collect("roy", {"num_players": 2}, games=60, max_decisions=20_000, seed=1)
     before = behaviour_clone(model, data, epochs=0, batch_size=512, learning_rate=1e-3, seed=0)
     after = behaviour_clone(model, data, epochs=3, batch_size=512, learning_rate=1e-3, seed=0)
@@ -41,10 +45,7 @@ def test_cloning_keeps_the_epoch_best_on_held_out_games() -> None:
     accuracy after training reproduces the reported figure."""
     from training.pretrain import _greedy_hits
 
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    env = CardGymEnv("roy", opponent="random")
-    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64)
+    model = _fresh_roy_model()
     data = collect("roy", {"num_players": 2}, games=30, max_decisions=8_000, seed=2)
     stats = behaviour_clone(model, data, epochs=6, batch_size=256, learning_rate=3e-3, seed=0)
     n_fit = len(data) - int(len(data) * 0.1)
