@@ -67,6 +67,10 @@ class Engine:
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: Attributes that make up a position; snapshots and clones cover exactly these.
     STATE_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: Attributes that are views into the engine's other arrays (hot-path shortcuts). A copy
+    #: (deepcopy, pickle) would turn them into detached arrays, so copies drop them and
+    #: rebuild them with :meth:`_bind_views`.
+    BOUND_VIEWS: ClassVar[tuple[str, ...]] = ()
 
     num_actions: int
     #: The game's memory of face-down cards, if it has any; decays after each decision.
@@ -335,6 +339,19 @@ class Engine:
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
+
+    def _bind_views(self) -> None:
+        """*game*: (re)create the attributes named in :attr:`BOUND_VIEWS`."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self.BOUND_VIEWS:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     def _after_forgetting(self, seat: int) -> None:
         """Games restore what cannot be forgotten (e.g. cards lying face up in plain view)."""

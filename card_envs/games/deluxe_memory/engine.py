@@ -119,6 +119,7 @@ def cell_name(cell: int) -> str:
 
 
 class DeluxeMemoryEngine(CachedViews, Engine):
+    BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks")
     name = "deluxe_memory"
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Players.", choices=(2, 3, 4, 5, 6)),
@@ -224,7 +225,17 @@ class DeluxeMemoryEngine(CachedViews, Engine):
                 o["extra_turns"], o["offer_pay"], o["removed"]) == tuple(
             self._t0 + k for k in (n, n + 1, 2 * n + 1, 3 * n + 1, 4 * n + 1, 5 * n + 1,
                                    6 * n + 1, 6 * n + 2))
+        self._bind_views()
         self._reset_position()
+
+    def _bind_views(self) -> None:
+        # Every seat's entries for one cell, prebuilt: filling a ready view costs a fraction
+        # of slicing ``[:, cell]`` at each card event.
+        known, views, c0 = self.tracker.known, self._views, self._c0
+        self._known_cols = [known[:, c] for c in range(NUM_CELLS)]
+        self._face_cols = [views[:, NUM_CELLS + c] for c in range(NUM_CELLS)]
+        self._card_blocks = [views[:, c0 + c * CARD_FEATURES:c0 + (c + 1) * CARD_FEATURES]
+                             for c in range(NUM_CELLS)]
 
     def _make_layout(self) -> ObsLayout:
         n = self.num_players
@@ -717,10 +728,9 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             self._views[seat, c:c + CARD_FEATURES] = FEAT_ROWS[card]
 
     def _show_all(self, cell: int, card: int) -> None:
-        self.tracker.known[:, cell] = card  # tracker.show_all(cell, card), inlined
+        self._known_cols[cell].fill(card)  # tracker.show_all(cell, card), inlined
         if self._views_ok:
-            c = self._c0 + cell * CARD_FEATURES
-            self._views[:, c:c + CARD_FEATURES] = FEAT_ROWS[card]
+            self._card_blocks[cell][...] = FEAT_ROWS[card]
 
     def _reveal(self, cell: int) -> None:
         """Flip face up for everyone to see, then face down again."""
@@ -738,7 +748,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self._public[cell] = card if up else -1
         self._faceup[cell] = up
         if self._views_ok:
-            self._views[:, NUM_CELLS + cell] = 1.0 if up else 0.0
+            self._face_cols[cell].fill(1.0 if up else 0.0)
 
     def _swap_cells(self, a: int, b: int) -> None:
         """Swap two cards in plain view: faces stay as they were, knowledge follows the cards."""
@@ -1182,6 +1192,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             setattr(new, name, getattr(self, name).copy())
         new._cards_stale = self._cards_stale[:]
         new._seat_ver = self._seat_ver[:]
+        new._bind_views()
         return new
 
     def result(self) -> dict[str, Any]:

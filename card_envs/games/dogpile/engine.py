@@ -160,6 +160,7 @@ def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, boo
 
 class DogpileEngine(CachedViews, Engine):
     name = "dogpile"
+    BOUND_VIEWS = _VIEWS
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Dogs at the table.", choices=(2, 3, 4, 5, 6)),
         "ticks_per_second": Option(
@@ -365,12 +366,6 @@ class DogpileEngine(CachedViews, Engine):
                 out[self.s_own_paws].reshape(PAWS, width),
                 out[self.s_held].reshape(self.num_players, width),
                 out[self.s_opp_paws].reshape(-1, width))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        for k in _VIEWS:
-            state.pop(k, None)
-        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

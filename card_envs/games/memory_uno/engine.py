@@ -102,11 +102,9 @@ def _scaled(points: int) -> float:
     return value
 
 # Attributes that are views into ``_src``; they are rebound rather than copied or pickled.
-_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol")
-
-
 class MemoryUnoEngine(Engine):
     name = "memory_uno"
+    BOUND_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
         "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
@@ -273,17 +271,6 @@ class MemoryUnoEngine(Engine):
         if self.tracker is not None:  # built after the first binding in _build
             known = self.tracker.known  # written in place only (reset, load), never replaced
             self._kcol = [known[:, x] for x in range(ns)]
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Views would be copied as independent arrays (deepcopy, pickle): rebind instead.
-        state = self.__dict__.copy()
-        for key in _VIEWS:
-            state.pop(key, None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind_views()
 
     def _gather_index(self, seat: int) -> np.ndarray:
         """Source positions of each observation entry for ``seat`` (relative seats)."""
