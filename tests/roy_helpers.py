@@ -38,12 +38,3 @@ def roy(hands: list[list[str]], starter: str, draws: list[str] = (), **config) -
     return engine
 
 
-def legal_names(engine: RoyEngine) -> set[str]:
-    return {engine.action_names[a] for a in engine.legal_mask().nonzero()[0]}
-
-
-def play(engine: RoyEngine, *names: str) -> None:
-    for name in names:
-        action = engine.action_id(name)
-        assert engine.legal_mask()[action], f"{name} not legal; legal: {sorted(legal_names(engine))}"
-        engine.step(action)

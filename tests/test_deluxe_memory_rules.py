@@ -26,6 +26,7 @@ from card_envs.games.deluxe_memory.engine import (
     DeluxeMemoryEngine,
 )
 from card_envs.games.deluxe_memory.heuristic import DeluxeMemoryHeuristic
+from tests.engine_helpers import legal_names, play
 
 
 # -- helpers (also used by the chart tests) ------------------------------------------------------
@@ -52,18 +53,6 @@ def deal(placements: dict[str, str], num_players: int = 3, **config) -> DeluxeMe
     engine.reset(seed=0, deck=stacked(placements, config.get("jokin_around", False)))
     engine.check_invariants()
     return engine
-
-
-def legal_names(engine: DeluxeMemoryEngine) -> set[str]:
-    return {engine.action_names[a] for a in np.flatnonzero(engine.legal_mask())}
-
-
-def play(engine: DeluxeMemoryEngine, *names: str) -> None:
-    for name in names:
-        action = engine.action_id(name)
-        assert engine.legal_mask()[action], f"{name} not legal; legal: {sorted(legal_names(engine))}"
-        engine.step(action)
-        engine.check_invariants()
 
 
 def view(engine: DeluxeMemoryEngine, seat: int) -> dict[str, np.ndarray]:

@@ -16,6 +16,8 @@ from card_envs.games.mega_memory.engine import (
 )
 from card_envs.games.mega_memory.grouping import best_grouping, cards_mask
 from card_envs.games.mega_memory.heuristic import MegaMemoryHeuristic
+from tests.engine_helpers import legal_names as legal
+from tests.engine_helpers import play
 
 ALL_CODES = [card_code(c) for c in range(52)]
 
@@ -55,17 +57,6 @@ def new_game(deck: list[str], **config) -> MegaMemoryEngine:
     engine.reset(seed=0, deck=deck)
     engine.check_invariants()
     return engine
-
-
-def legal(engine: MegaMemoryEngine) -> set[str]:
-    return {engine.action_names[a] for a in np.flatnonzero(engine.legal_mask())}
-
-
-def play(engine: MegaMemoryEngine, *names: str) -> None:
-    for name in names:
-        assert name in legal(engine), f"{name} is not legal; legal: {sorted(legal(engine))}"
-        engine.step(engine.action_id(name))
-        engine.check_invariants()
 
 
 def view(engine: MegaMemoryEngine, seat: int) -> dict[str, np.ndarray]:

@@ -23,6 +23,8 @@ from card_envs.games.memory_uno.engine import (
     WINDOW,
     MemoryUnoEngine,
 )
+from tests.engine_helpers import legal_names as legal
+from tests.engine_helpers import play
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -41,18 +43,6 @@ def mu(hands: list[list[str]], draws: tuple[str, ...] | list[str] = (), **config
     engine.reset(seed=0, deck=stacked(hands, draws))
     engine.check_invariants()
     return engine
-
-
-def legal(engine: MemoryUnoEngine) -> set[str]:
-    return {engine.action_names[a] for a in np.flatnonzero(engine.legal_mask())}
-
-
-def play(engine: MemoryUnoEngine, *names: str) -> None:
-    for name in names:
-        assert name in legal(engine), f"{name} not legal for seat {engine.current_player}; " \
-                                      f"legal: {sorted(legal(engine))}"
-        engine.step(engine.action_id(name))
-        engine.check_invariants()
 
 
 def hand(engine: MemoryUnoEngine, seat: int) -> list[str | None]:

@@ -7,7 +7,8 @@ import pytest
 
 from card_envs.core.cards import card_id
 from card_envs.games.roy.engine import DRAW, END, RoyEngine
-from tests.roy_helpers import legal_names, play, roy, stacked_deck
+from tests.engine_helpers import legal_names, play
+from tests.roy_helpers import roy, stacked_deck
 
 # A 7-card hand holding the text's example (2S 3S 3C 4C 7H 8H) plus a card that plays nowhere.
 EXAMPLE = ["2S", "3S", "3C", "4C", "7H", "8H", "9D"]

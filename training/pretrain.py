@@ -95,6 +95,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan"),
              "bc_val_accuracy": float("nan"), "bc_best_epoch": 0}
     best_state: dict[str, torch.Tensor] | None = None
+    best_val = -1.0
     for epoch in range(1, epochs + 1):
         order = torch.randperm(n_fit, generator=gen)
         losses, hits = [], 0
@@ -115,7 +116,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
             val = sum(_greedy_hits(policy, obs[s:s + batch_size], masks[s:s + batch_size],
                                    actions[s:s + batch_size])
                       for s in range(n_fit, len(data), batch_size)) / n_val
-            if not val <= stats["bc_val_accuracy"]:  # also replaces the initial NaN
+            if val > best_val:
+                best_val = val
                 stats.update(bc_val_accuracy=val, bc_best_epoch=epoch)
                 best_state = {k: v.clone() for k, v in policy.state_dict().items()}
     if best_state is not None:

@@ -13,15 +13,18 @@ import numpy as np
 
 
 class Agent(ABC):
-    """A policy for one seat. ``act`` must only read the arrays it is given, never keep them."""
+    """A policy for one seat. ``act`` must only read the arrays it is given, never keep them.
+    Agents that draw random numbers draw them from ``self.rng``, which :meth:`seed` replaces."""
 
     name: str = "agent"
+    rng: np.random.Generator
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
-    def seed(self, seed: int | None) -> None:  # noqa: B027 - optional hook
-        """Reseed any randomness the agent uses (no-op for deterministic agents)."""
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's randomness (deterministic agents ignore ``self.rng``)."""
+        self.rng = np.random.default_rng(seed)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self.act(observation, action_mask)

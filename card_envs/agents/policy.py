@@ -41,7 +41,7 @@ class PolicyAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        super().seed(seed)
         if not self.deterministic:
             import torch
 

@@ -13,9 +13,6 @@ class RandomAgent(Agent):
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:

@@ -74,9 +74,6 @@ class DeluxeMemoryHeuristic(Agent):
         self.total = float(engine.total_tokens)  # tokens are observed as fractions of this
         self.rng = np.random.default_rng(0)
 
-    def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
-
     # -- reading the observation ---------------------------------------------------------------
     def _read(self, obs: np.ndarray) -> None:
         v = self.layout.decode(obs)

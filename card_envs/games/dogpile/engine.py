@@ -469,16 +469,6 @@ class DogpileEngine(CachedViews, Engine):
         else:
             self._order_col[...] = self._order_vals[self.tick_count % self.num_players]
 
-    def _next_decision(self) -> None:
-        """After a move in play: the next dog in the tick's order, or the tick's end (kept for
-        reference: ``_apply`` inlines it)."""
-        self.order_pos += 1
-        if self.order_pos < self.num_players:
-            self.current_player = self.order[self.order_pos]
-            self._mask_valid = False
-            return
-        self._end_tick()
-
     def _end_tick(self) -> None:
         self.tick_count += 1
         self.ticks_left -= 1
@@ -718,7 +708,7 @@ class DogpileEngine(CachedViews, Engine):
                 self.dog_phase[seat] = BURYING
                 self.bury_paw[seat] = action - BURY
                 self._patch_dog(seat)
-            # The next decision (see _next_decision), inlined: this runs on every move.
+            # The next dog in the tick's order, or the tick's end.
             pos = self.order_pos + 1
             self.order_pos = pos
             if pos < self.num_players:
@@ -733,13 +723,7 @@ class DogpileEngine(CachedViews, Engine):
 
     def _dig(self, seat: int, slot: int) -> None:
         card = int(self.pile[slot])
-        # _lift(slot), inlined
-        self.pile[slot] = -1
-        self.face_up[slot] = False
-        self.occupied[slot] = 0  # (the dig mask too)
-        self.empty[slot] = 1  # (the down:NN half of the place mask too)
-        self._place_mask[UP + slot] = 1
-        self._code[slot] = EMPTY_CODE
+        self._lift(slot)
         self.tracker.known[:, slot] = -1  # tracker.conceal(slot)
         self.held[seat] = card
         self.dog_phase[seat] = HOLDING
@@ -893,9 +877,6 @@ class DogpileEngine(CachedViews, Engine):
             self._write_full(seat, row)
             self._dirty[seat] = False
         return row
-
-    def observation(self, seat: int) -> np.ndarray:
-        return self._view(seat).copy()  # the row is complete: nothing to finish
 
     def _recompute_codes(self) -> None:
         """Derive the slot and paw codes and the mask templates from the position (after

@@ -74,9 +74,6 @@ class DogpileHeuristic(Agent):
         self.ace_high = engine.ace_high
         self.rng = np.random.default_rng()
 
-    def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:

@@ -133,13 +133,11 @@ class DogpileParallelEnv(ParallelEnv):
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         engine = self.engine
-        size = engine.layout.size
         out = {}
         for i, agent in enumerate(self.possible_agents):
             if agent not in self.agents:
                 continue
-            obs = np.empty(size, dtype=np.float32)
-            engine.write_observation(i, obs)
+            obs = engine.observation(i)
             mask = self._masks[i]
             if engine.done:
                 mask.fill(0)

@@ -465,20 +465,20 @@ class MemoryUnoEngine(Engine):
         self._src[base + seat] = 1.0
         self.turn_player = seat
 
+    def _move_flag(self, block: str, old: int, new: int) -> None:
+        """Move the one-hot flag of ``block`` from ``old`` to ``new`` (-1: none)."""
+        base = self._off[block]
+        if old >= 0:
+            self._src[base + old] = 0.0
+        if new >= 0:
+            self._src[base + new] = 1.0
+
     def _select(self, slot: int) -> None:
-        base = self._off["sel"]
-        if self.selected >= 0:
-            self._src[base + self.selected] = 0.0
-        if slot >= 0:
-            self._src[base + slot] = 1.0
+        self._move_flag("sel", self.selected, slot)
         self.selected = slot
 
     def _lock(self, seat: int) -> None:
-        base = self._off["lock"]
-        if self.locked >= 0:
-            self._src[base + self.locked] = 0.0
-        if seat >= 0:
-            self._src[base + seat] = 1.0
+        self._move_flag("lock", self.locked, seat)
         self.locked = seat
 
     def _set_drawn(self, card: int, from_grave: bool) -> None:
@@ -747,7 +747,6 @@ class MemoryUnoEngine(Engine):
         self._write_scores(self._src)
         if self._round_episode or max(totals) > ELIMINATION:
             best = min(totals)
-            self._mask_valid = False
             self.finish([s for s in range(n) if self.totals[s] == best])
             return
         self.round_start = (self.round_start + 1) % n
