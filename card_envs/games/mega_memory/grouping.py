@@ -54,72 +54,82 @@ def is_group(cards: list[int] | tuple[int, ...]) -> bool:
     return group_value(cards) >= 0
 
 
+def is_pair(a: int, b: int) -> bool:
+    """:func:`is_group` for two cards: one rank, or one suit and next to each other (the
+    card ids of one suit are consecutive, so no check for wrapping is needed)."""
+    return RANK_OF[a] == RANK_OF[b] or (SUIT_OF[a] == SUIT_OF[b] and abs(a - b) == 1)
+
+
 @lru_cache(maxsize=1 << 16)
 def centre_subsets(fixed: tuple[int, ...], tops: tuple[int, ...]) -> tuple[int, ...]:
-    """Every pile bitmask ``S`` such that ``fixed`` plus the face-up cards ``tops[S]`` form one
-    match or one run of at least two cards (``S`` may be 0 when ``fixed`` is a group itself).
-
-    ``tops`` holds the face-up card of each centre pile, ``-1`` for an empty pile. Cached: the
-    engine asks this at every decision and the same positions recur.
+    """Every pile bitmask ``S`` such that the one or two cards ``fixed`` plus the face-up
+    cards ``tops[S]`` form one match or one run of at least two cards (``S`` may be 0 when
+    ``fixed`` is a group itself). ``tops`` holds each centre pile's face-up card, ``-1`` for an
+    empty pile. Cached for callers that ask about the same position repeatedly (the
+    heuristic); the engine indexes its tops once per change and calls :func:`scoring_piles`.
     """
-    return tuple(_centre_subsets(fixed, tops))
+    return tuple(scoring_piles(fixed, *index_tops(tops)))
 
 
-def _centre_subsets(fixed: tuple[int, ...], tops: tuple[int, ...]) -> list[int]:
-    if len(fixed) == 1:
-        # Fast exit for the common case: no top shares the rank or neighbours it in suit.
-        rank, suit = RANK_OF[fixed[0]], SUIT_OF[fixed[0]]
-        for t in tops:
-            if t >= 0 and (RANK_OF[t] == rank
-                           or (SUIT_OF[t] == suit and abs(RANK_OF[t] - rank) == 1)):
-                break
-        else:
-            return []
-    out: list[int] = []
-    rank0 = RANK_OF[fixed[0]]
-    nfix = len(fixed)
-    if all(RANK_OF[c] == rank0 for c in fixed):
-        piles = [p for p, t in enumerate(tops) if t >= 0 and RANK_OF[t] == rank0]
-        for k in range(1 << len(piles)):
-            mask = 0
-            count = nfix
-            for i, p in enumerate(piles):
-                if k >> i & 1:
-                    mask |= 1 << p
-                    count += 1
-            if count >= 2:
-                out.append(mask)
-    suit0 = SUIT_OF[fixed[0]]
-    if nfix > 1 and not all(SUIT_OF[c] == suit0 for c in fixed):
-        return out
-    have: dict[int, int] = {}
+def index_tops(tops: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
+    """(bitmask of the piles showing each rank, pile of each face-up card): what
+    :func:`scoring_piles` needs to know about the centre."""
+    rank_piles = [0] * 13
+    pile_of: dict[int, int] = {}
     for p, t in enumerate(tops):
-        if t >= 0 and SUIT_OF[t] == suit0:
-            have[RANK_OF[t]] = p
-    fixed_ranks = {RANK_OF[c] for c in fixed}
-    lo, hi = min(fixed_ranks), max(fixed_ranks)
-    need = 0
-    for r in range(lo, hi + 1):
-        if r not in fixed_ranks:
-            if r not in have:
+        if t >= 0:
+            rank_piles[RANK_OF[t]] |= 1 << p
+            pile_of[t] = p
+    return rank_piles, pile_of
+
+
+#: Every submask of a 4-pile bitmask, in increasing order (the empty mask first).
+_SUBMASKS = tuple(tuple(s for s in range(16) if s & m == s) for m in range(16))
+
+
+def scoring_piles(fixed: tuple[int, ...], rank_piles: list[int],
+                  pile_of: dict[int, int]) -> list[int]:
+    """:func:`centre_subsets` over an indexed centre (:func:`index_tops`): matches are the
+    piles showing the rank; runs are the same-suit chains of face-up cards reaching down and
+    up from ``fixed``, plus, for two cards of one suit, the face-up cards filling the gap."""
+    low_card = high_card = fixed[0]
+    if len(fixed) == 1:
+        out = list(_SUBMASKS[rank_piles[RANK_OF[low_card]]][1:])  # a match needs a top
+        need = -1  # marks the lone card: a run needs at least one top
+    else:
+        second = fixed[1]
+        if RANK_OF[low_card] == RANK_OF[second]:
+            return list(_SUBMASKS[rank_piles[RANK_OF[second]]])
+        if SUIT_OF[low_card] != SUIT_OF[second]:
+            return []
+        out = []
+        low_card, high_card = min(low_card, second), max(low_card, second)
+        need = 0
+        for card in range(low_card + 1, high_card):
+            pile = pile_of.get(card)
+            if pile is None:
                 return out
-            need |= 1 << have[r]
-    lows = [(lo, 0)]
-    r, m = lo - 1, 0
-    while r >= 0 and r in have:
-        m |= 1 << have[r]
-        lows.append((r, m))
-        r -= 1
-    highs = [(hi, 0)]
-    r, m = hi + 1, 0
-    while r <= 12 and r in have:
-        m |= 1 << have[r]
-        highs.append((r, m))
-        r += 1
-    for low, mlow in lows:
-        for high, mhigh in highs:
-            if high > low:
-                out.append(need | mlow | mhigh)
+            need |= 1 << pile
+    lows, mask, card = [0], 0, low_card - 1
+    for _ in range(RANK_OF[low_card]):  # down to the Ace: runs never wrap
+        pile = pile_of.get(card)
+        if pile is None:
+            break
+        mask |= 1 << pile
+        lows.append(mask)
+        card -= 1
+    highs, mask, card = [0], 0, high_card + 1
+    for _ in range(12 - RANK_OF[high_card]):  # up to the King
+        pile = pile_of.get(card)
+        if pile is None:
+            break
+        mask |= 1 << pile
+        highs.append(mask)
+        card += 1
+    if need < 0:
+        out += [low | high for low in lows for high in highs if low or high]
+    else:
+        out += [need | low | high for low in lows for high in highs]
     return out
 
 
@@ -179,14 +189,39 @@ def _open_length_one(state: int) -> bool:
 @lru_cache(maxsize=1 << 16)
 def best_grouping(mask: int) -> int:
     """Most points over every split of the cards in ``mask`` (bit ``c`` = card ``c``) into
-    groups, every card used once; ``-1`` when no split exists; ``0`` for no cards."""
+    groups, every card used once; ``-1`` when no split exists; ``0`` for no cards.
+
+    No group spans a rank nobody holds, so each stretch of consecutive held ranks is solved
+    alone, shifted down to the Ace: its value does not depend on where it lies, and the few
+    distinct stretches a game produces stay cached while whole hands rarely repeat.
+    """
+    suits = [mask >> (13 * s) & 0x1FFF for s in range(4)]
+    held = suits[0] | suits[1] | suits[2] | suits[3]
+    total = 0
+    while held:
+        lowest = held & -held
+        stretch = held & ~(held + lowest)  # the lowest run of set bits
+        shift = lowest.bit_length() - 1
+        value = _stretch_value(((suits[0] & stretch) | (suits[1] & stretch) << 13
+                                | (suits[2] & stretch) << 26 | (suits[3] & stretch) << 39)
+                               >> shift)
+        if value < 0:
+            return -1
+        total += value
+        held ^= stretch
+    return total
+
+
+@lru_cache(maxsize=1 << 14)
+def _stretch_value(mask: int) -> int:
+    """:func:`best_grouping` by dynamic programme over the ranks from the Ace up."""
     states = {0: 0}
     suits = [mask >> (13 * s) & 0x1FFF for s in range(4)]
     for rank in range(13):
         column = ((suits[0] >> rank & 1) | (suits[1] >> rank & 1) << 1
                   | (suits[2] >> rank & 1) << 2 | (suits[3] >> rank & 1) << 3)
         if not column and len(states) == 1 and 0 in states:
-            continue  # nothing open and nothing here
+            break  # nothing open and nothing further: a stretch has no holes
         nxt: dict[int, int] = {}
         for state, value in states.items():
             for new_state, gain in _transitions(state, column):
