@@ -85,7 +85,8 @@ def _pile_label(mask: int) -> str:
 class MegaMemoryEngine(CachedViews, Engine):
     name = "mega_memory"
     BOUND_VIEWS = ("_view_rows", "_depth_rows", "_disc_depth", "_deck_depth",
-                   "_disc_remembered", "_deck_remembered", "_mask_items", "_base_items")
+                   "_disc_remembered", "_deck_remembered", "_mask_items", "_base_items",
+                   "_row_items", "_known_items", "_depth_items", "_remembered_items")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the game is for two).", choices=(2,)),
         "episode": Option("round", "'round': one round per episode; 'game': play to the target.",
@@ -271,6 +272,11 @@ class MegaMemoryEngine(CachedViews, Engine):
         self._disc_depth, self._deck_depth = self._depth[:52], self._depth[52:]
         self._disc_remembered, self._deck_remembered = (self._remembered[:52],
                                                         self._remembered[52:])
+        # Scalar reads and writes through memoryviews: a third of numpy's cost per item.
+        self._row_items = (memoryview(views[0]), memoryview(views[1]))
+        self._known_items = memoryview(self.tracker.known).cast("B").cast("b")  # flat
+        self._depth_items = memoryview(self._depth)
+        self._remembered_items = memoryview(self._remembered)
         self._mask_items = memoryview(self._mask)
         self._base_items = [memoryview(row) for row in self._base_masks]
 
@@ -344,17 +350,31 @@ class MegaMemoryEngine(CachedViews, Engine):
 
     def _settle(self) -> None:
         """"If the DECK runs out ... the DISCARD PILE slides over and becomes THE DECK, without
-        changing its order": at once, so the deck is only ever empty when both are."""
+        changing its order": at once, so the deck is only ever empty when both are. Pile
+        position ``i`` keeps its depth, so every memory of it moves across unchanged."""
         if self.deck or not self.discard:
             return
         n = len(self.discard)
+        shift = DECK_SLOT_BASE - DISCARD_SLOT_BASE
         known = self.tracker.known
         known[:, DECK_SLOT_BASE:DECK_SLOT_BASE + n] = known[:, DISCARD_SLOT_BASE:DISCARD_SLOT_BASE + n]
         known[:, DISCARD_SLOT_BASE:DISCARD_SLOT_BASE + n] = -1
-        self._views_ok = False  # rare: rebuild the views rather than move every card
+        disc, deck = self.s_disc_known, self.s_deck_known
+        for row in self._view_rows:  # the deck's blocks are empty while the deck is
+            row[deck] = row[disc]
+            row[disc] = 0.0
+        if self._perfect_memory:
+            self._pile_memory = {slot + shift: card for slot, card in self._pile_memory.items()}
+            for half in (self._depth, self._remembered):
+                half[52:] = half[:52]
+                half[:52] = 0.0
+            self._mem_count = [0, self._mem_count[0]]
+            self._depth_stale = BOTH_SEATS
+        else:
+            self._held = [{slot + shift if slot >= DISCARD_SLOT_BASE else slot: card
+                           for slot, card in held.items()} for held in self._held]
         self.deck = self.discard
         self.discard = []
-        self._sync_pile_memory()
 
     def _pop_deck(self, to_slot: int = -1) -> int:
         """Take the deck's top card: turned face up (``to_slot`` -1), or moved unseen to a
@@ -395,8 +415,9 @@ class MegaMemoryEngine(CachedViews, Engine):
     def _show_slot(self, slot: int, card: int) -> None:
         """Both seats saw ``card`` go face down at ``slot``."""
         self._forget_slot(slot)
-        self.tracker.show_all(slot, card)
-        rows = self._view_rows
+        known = self._known_items
+        known[slot] = known[NUM_SLOTS + slot] = card  # tracker.show_all
+        rows = self._row_items
         rows[0][self._flag_off[0][slot] + card] = 1.0
         rows[1][self._flag_off[1][slot] + card] = 1.0
         if not self._perfect_memory:
@@ -409,33 +430,36 @@ class MegaMemoryEngine(CachedViews, Engine):
                 DISCARD_SLOT_BASE + len(self.discard))  # a discard push lands on the new top
             self._pile_memory[slot] = card
             self._mem_count[in_deck] += 1
-            self._remembered[52 * in_deck + card] = 1.0
-            self._depth[52 * in_deck + card] = top - slot
+            self._remembered_items[52 * in_deck + card] = 1.0
+            self._depth_items[52 * in_deck + card] = top - slot
 
     def _forget_slot(self, slot: int) -> None:
         """The card at ``slot`` left it (or was replaced unseen): nobody remembers it there."""
-        if self._perfect_memory and slot >= DISCARD_SLOT_BASE and slot not in self._pile_memory:
-            return  # nobody remembers this pile position: nothing to forget
-        known = self.tracker.known
         if self._perfect_memory:  # both seats remember the same
-            card = int(known[0, slot])
-            if card >= 0:
-                self._views[0, self._flag_off[0][slot] + card] = 0.0
-                self._views[1, self._flag_off[1][slot] + card] = 0.0
-                known[0, slot] = known[1, slot] = -1
-                if slot >= DISCARD_SLOT_BASE:
-                    self._depth_stale = BOTH_SEATS
-                    in_deck = slot >= DECK_SLOT_BASE
-                    self._depth[52 * in_deck + card] = 0.0
-                    self._remembered[52 * in_deck + card] = 0.0
-                    self._mem_count[in_deck] -= 1
-                    del self._pile_memory[slot]
+            if slot >= DISCARD_SLOT_BASE:
+                card = self._pile_memory.pop(slot, -1)
+                if card < 0:
+                    return  # nobody remembers this pile position: nothing to forget
+                self._depth_stale = BOTH_SEATS
+                in_deck = slot >= DECK_SLOT_BASE
+                self._depth_items[52 * in_deck + card] = 0.0
+                self._remembered_items[52 * in_deck + card] = 0.0
+                self._mem_count[in_deck] -= 1
+            else:
+                card = self._known_items[slot]
+                if card < 0:
+                    return
+            known = self._known_items
+            known[slot] = known[NUM_SLOTS + slot] = -1
+            rows = self._row_items
+            rows[0][self._flag_off[0][slot] + card] = 0.0
+            rows[1][self._flag_off[1][slot] + card] = 0.0
             return
         # Other memory modes: the pile bookkeeping above is perfect memory's alone.
         for seat in (0, 1):
             card = self._held[seat].pop(slot, -1)
             if card >= 0:
-                self._view_rows[seat][self._flag_off[seat][slot] + card] = 0.0
+                self._row_items[seat][self._flag_off[seat][slot] + card] = 0.0
         self.tracker.conceal(slot)
 
     def _move_slot(self, src: int, dst: int) -> None:
@@ -443,7 +467,7 @@ class MegaMemoryEngine(CachedViews, Engine):
         # Only deck -> side moves happen (refills), so pile memory only ever loses the card.
         assert src >= DECK_SLOT_BASE and dst < DISCARD_SLOT_BASE
         self._forget_slot(dst)
-        rows = self._view_rows
+        rows = self._row_items
         if self._perfect_memory:  # both seats remember the same
             card = self._pile_memory.pop(src, -1)
             if card >= 0:
