@@ -7,8 +7,8 @@ For each game: decisions/s and games/s of its raw AEC env (observation and mask 
 decision via ``last()``), of ``env()``, and of its Gymnasium env (learner steps/s against random
 opponents), next to RLCard's UNO on its native API and a trivial AEC env wrapped like PettingZoo's
 classic envs. The machine is shared and noisy, so each figure is the best of ``--rounds``
-interleaved measurements (each round plays fresh games: seed = round), and the targets are
-ratios:
+interleaved measurements (each measurement plays games no other one plays), and the targets
+are ratios:
 
 * raw AEC env  >= 2x RLCard UNO decisions/s
 * ``env()``    >= 3x the trivially wrapped AEC env
@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
 
-    # Each round plays other games (its own seed): a cache warmed by replaying the same games
-    # would flatter the later rounds.
+    # Each measurement plays other games (its own seed): a cache warmed by replaying the same
+    # games would flatter the later ones.
     cases: dict[str, Callable[[int], tuple[int, int, float]]] = {
         "RLCard UNO (native)": lambda seed: measure_rlcard_uno(args.seconds, seed),
         "trivial AEC, PettingZoo wrappers":
@@ -97,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         cases[f"{game} Gymnasium"] = lambda seed, g=game: measure_gym(g, args.seconds, seed)
 
     best: dict[str, tuple[float, float]] = {}
-    for round_seed in range(args.rounds):
-        for name, run in cases.items():
-            decisions, games, elapsed = run(round_seed)
+    for round_index in range(args.rounds):
+        for case_index, (name, run) in enumerate(cases.items()):
+            # Every case and round its own games: raw AEC and env() replaying the same seeds
+            # would let the second find the first's caches warm.
+            decisions, games, elapsed = run(round_index * len(cases) + case_index)
             rate = (decisions / elapsed, games / elapsed)
             if name not in best or rate[0] > best[name][0]:
                 best[name] = rate

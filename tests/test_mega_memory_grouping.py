@@ -11,6 +11,8 @@ from card_envs.games.mega_memory.grouping import (
     cards_mask,
     centre_subsets,
     group_value,
+    is_group,
+    is_pair,
     run_value,
 )
 
@@ -155,3 +157,32 @@ def test_best_grouping_matches_brute_force_on_unions_of_groups() -> None:
         value = best_grouping(cards_mask(cards))
         assert value >= 0
         assert value == brute_force(cards), sorted(cards)
+
+
+def test_is_pair_agrees_with_is_group_on_every_pair() -> None:
+    for a in range(52):
+        for b in range(52):
+            if a != b:
+                assert is_pair(a, b) == is_group([a, b]), (a, b)
+
+
+def test_centre_subsets_match_brute_force_over_every_pile_subset() -> None:
+    """Every answer, for one and two fixed cards, against trying all 16 pile subsets."""
+    rng = np.random.default_rng(11)
+    checked = nonempty = 0
+    for _ in range(3000):
+        anchor = int(rng.integers(52))
+        # Tops near the anchor in rank or suit, so that groups are common.
+        near = [c for c in range(52) if c != anchor and (RANK_OF[c] == RANK_OF[anchor] or (
+            SUIT_OF[c] == SUIT_OF[anchor] and abs(RANK_OF[c] - RANK_OF[anchor]) <= 3))]
+        cards = [int(c) for c in rng.choice(near, size=5, replace=False)]
+        tops = tuple(c if rng.random() < 0.85 else -1 for c in cards[:4])
+        for fixed in ((anchor,), (anchor, cards[4])):
+            expected = sorted(
+                s for s in range(16)
+                if all(tops[p] >= 0 for p in range(4) if s >> p & 1)
+                and is_group(list(fixed) + [tops[p] for p in range(4) if s >> p & 1]))
+            assert sorted(centre_subsets(fixed, tops)) == expected, (fixed, tops)
+            checked += 1
+            nonempty += bool(expected)
+    assert checked == 6000 and nonempty > 1500
