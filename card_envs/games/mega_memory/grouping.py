@@ -8,7 +8,8 @@ A card is ``suit * 13 + rank`` with Aces low (rank 0) and Kings high (rank 12): 
 splitting all of them into groups (every card in exactly one group), or ``-1`` if no split
 exists. It is a dynamic programme over the ranks A..K whose state is, per suit, the length of
 the run still open at the previous rank (0, 1, 2, 3 or "4 or more": beyond four cards every
-extra card is worth exactly 3, so longer runs need not be told apart).
+extra card is worth exactly 3, so longer runs need not be told apart), run separately on each
+stretch of consecutive ranks held (no group spans a rank nobody holds).
 """
 
 from __future__ import annotations
