@@ -18,6 +18,8 @@ per-seat index that turns absolute seats and slots into that seat's relative vie
 
 from __future__ import annotations
 
+import math
+import struct
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,10 +27,12 @@ import numpy as np
 from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, seat_or_random
 from card_envs.core.engine import Engine
-from card_envs.core.knowledge import KnowledgeTracker, forget_probability
+from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
 SLOTS = 8  # positions per seat: 4 dealt + room for penalty cards
+NO_SLOTS = bytes(SLOTS)  # one seat's positions masked out
+ALL_CARDS = tuple(range(NUM_CARDS))
 DEALT = 4
 BOTTOM = (2, 3)  # the two positions peeked at before each round
 CALL_PENALTY = 30
@@ -88,23 +92,47 @@ TOTAL_SCALE = 100.0
 TURN_SCALE = 100.0
 TOTAL_LOW, TOTAL_HIGH = -1.0, 2.5
 ROUND_LOW, ROUND_HIGH = -0.5, 1.5
-_SCALED: dict[int, float] = {}
 
 
-def _scaled(points: int) -> float:
+class _ScaledPoints(dict[int, float]):
     """``points / TOTAL_SCALE`` exactly as the float32 source holds it (a float32 multiply),
-    as a Python float; memoised, since scores take few distinct values."""
-    value = _SCALED.get(points)
-    if value is None:
+    as a Python float clipped to ``[low, high]``; filled on first use, since scores take few
+    distinct values."""
+
+    def __init__(self, low: float, high: float) -> None:
+        super().__init__()
+        self.low, self.high = low, high
+
+    def __missing__(self, points: int) -> float:
         a = np.array([points], dtype=np.float32)
         a *= 1.0 / TOTAL_SCALE
-        value = _SCALED[points] = float(a[0])
-    return value
+        value = self[points] = min(max(float(a[0]), self.low), self.high)
+        return value
 
-# Attributes that are views into ``_src``; they are rebound rather than copied or pickled.
+
+# Totals stay within [-100, 210] and round points within [-2, 110] in any real game; the clip
+# of the totals only guards the bounds of the observation space.
+SCALED_TOTAL = _ScaledPoints(TOTAL_LOW, TOTAL_HIGH)
+SCALED_ROUND = _ScaledPoints(-math.inf, math.inf)
+
+# The source vector opens with the blocks whose size does not depend on the number of seats,
+# so hot paths address them by these constants rather than through the per-config offsets.
+PHASE_AT = 0
+FROMG_AT = PHASE_AT + NUM_PHASES
+TOP_AT = FROMG_AT + 1
+DECK_AT = TOP_AT + NUM_KINDS
+GRAVE_AT = DECK_AT + 1
+TURNS_AT = GRAVE_AT + 1
+FIXED_HEAD = (("phase", NUM_PHASES), ("fromg", 1), ("top", NUM_KINDS), ("deck", 1),
+              ("grave", 1), ("turns", 1))
+
+
 class MemoryUnoEngine(Engine):
     name = "memory_uno"
-    BOUND_VIEWS = ("_occ", "witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol")
+    # Views into ``_src``, the tracker's memory, ``_mask`` and ``_occ2``: rebound rather than
+    # copied or pickled (memoryviews cannot be either).
+    BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
+                   "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
         "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
@@ -161,21 +189,22 @@ class MemoryUnoEngine(Engine):
         self._give_optional = self.config["give_after_throw"] == "optional"
         self._on_top = self.config["failed_call"] == "on_top"
         self._round_episode = self.config["episode"] == "round"
-        self._forget = forget_probability(self.memory) > 0.0
 
-        # Source vector segments (absolute seats and slots).
+        # Source vector segments (absolute seats and slots); the scores must come last.
         offsets: dict[str, int] = {}
         size = 0
-        for key, length in (("occ", ns), ("seen", n * ns), ("kk", n * ns * 16),
-                            ("gmem", n * NUM_KINDS), ("sel", ns), ("phase", NUM_PHASES),
-                            ("turn", n), ("drawn", n * NUM_KINDS), ("fromg", 1),
-                            ("top", NUM_KINDS), ("lock", n), ("deck", 1), ("grave", 1),
-                            ("turns", 1), ("totals", n), ("last", n)):
+        for key, length in (*FIXED_HEAD, ("occ", ns), ("seen", n * ns), ("kk", n * ns * 16),
+                            ("gmem", n * NUM_KINDS), ("sel", ns), ("turn", n),
+                            ("drawn", n * NUM_KINDS), ("lock", n), ("totals", n), ("last", n)):
             offsets[key] = size
             size += length
+        assert offsets["turns"] == TURNS_AT
         self._off = offsets
+        self._occ_at, self._sel_at = offsets["occ"], offsets["sel"]
+        self._turn_at, self._lock_at = offsets["turn"], offsets["lock"]
+        self._scores_at = offsets["totals"]
+        self._scores_format = f"={2 * n}f"  # native float32, no padding
         self._src = np.zeros(size, dtype=np.float32)
-        self._bind_views()
 
         layout = ObsLayout()
         layout.add("occupied", ns)  # by seat offset (own first), then position
@@ -203,6 +232,7 @@ class MemoryUnoEngine(Engine):
         self._peeks = [(s * SLOTS + p, s * (ns + NUM_CARDS) + s * SLOTS + p,
                         offsets["kk"] + (s * ns + s * SLOTS + p) * 16 + 1)
                        for s in range(n) for p in BOTTOM]
+        self._window_order = [[(placer + k) % n for k in range(1, n + 1)] for placer in range(n)]
         self._deal_order = [[((start + k) % n) * SLOTS + pos for pos in range(DEALT)
                              for k in range(n)] for start in range(n)]
         template = np.zeros(offsets["totals"], dtype=np.float32)
@@ -212,9 +242,8 @@ class MemoryUnoEngine(Engine):
                 template[offsets["seen"] + s * ns + s * SLOTS + p] = 1.0
                 template[offsets["kk"] + (s * ns + s * SLOTS + p) * 16] = 1.0
         self._round_template = template
+        self._round_occ2 = bytes(([1] * DEALT + [0] * (SLOTS - DEALT)) * 2 * n)
         assert all(len(g) == layout.size for g in self._gidx)
-        # Absolute slots in each seat's relative order.
-        self._perm = [self._gidx[s][:ns] - offsets["occ"] for s in range(n)]
         self._rel_slot = [[((s + a // SLOTS) % n) * SLOTS + a % SLOTS for a in range(ns)]
                           for s in range(n)]
 
@@ -234,7 +263,6 @@ class MemoryUnoEngine(Engine):
         self.state_layout = state
 
         self.tracker = KnowledgeTracker(n, ns + NUM_CARDS, self.memory)
-        self._bind_views()
         self.slots: list[int] = [-1] * ns
         self.hand_count = [0] * n
         self.deck: list[int] = []  # top of the deck is the END of the list
@@ -252,13 +280,24 @@ class MemoryUnoEngine(Engine):
         self.last_round = [0] * n
         self.last_caller = -1
         self.round_number = 0
+        # Occupancy (0/1 bytes) written twice over, so that every seat's relative order (own
+        # positions first) is one slice: a legal mask copies it in a single memoryview move.
+        self._occ2 = bytearray(2 * ns)
+        self._no_actions = bytes(self.num_actions)
         self._mask = np.zeros(self.num_actions, dtype=np.int8)
         self._mask_valid = False
         self._mask_count = 0
+        self._bind_views()
 
     def _bind_views(self) -> None:
         n, ns, o, src = self.num_players, self.num_slots, self._off, self._src
-        self._occ = src[o["occ"]:o["occ"] + ns]
+        # Single entries are written through memoryviews: half the cost of numpy's setitem.
+        self._sv = memoryview(src)
+        known = self.tracker.known  # written in place only (reset, load), never replaced
+        self._known_v = memoryview(known.reshape(-1))
+        self._mask_v = memoryview(self._mask).cast("B")  # byte format, as ``_occ2``
+        self._occ2_v = memoryview(self._occ2)
+        self._rel_occ_v = [self._occ2_v[s * SLOTS:s * SLOTS + ns] for s in range(n)]
         # Who has seen the card now at each slot (the public record; a state field).
         self.witnessed = src[o["seen"]:o["seen"] + n * ns].reshape(n, ns)
         self._kk = src[o["kk"]:o["kk"] + n * ns * 16].reshape(n, ns, 16)
@@ -268,9 +307,7 @@ class MemoryUnoEngine(Engine):
         # costs a third of indexing ``[:, slot]`` each time.
         self._wcol = [self.witnessed[:, x] for x in range(ns)]
         self._kkcol = [self._kk[:, x] for x in range(ns)]
-        if self.tracker is not None:  # built after the first binding in _build
-            known = self.tracker.known  # written in place only (reset, load), never replaced
-            self._kcol = [known[:, x] for x in range(ns)]
+        self._kcol = [known[:, x] for x in range(ns)]
 
     def _gather_index(self, seat: int) -> np.ndarray:
         """Source positions of each observation entry for ``seat`` (relative seats)."""
@@ -310,18 +347,24 @@ class MemoryUnoEngine(Engine):
         self.last_round = [0] * n
         self.last_caller = -1
         self.round_number = 0
-        self._src[self._off["totals"]:] = 0.0  # totals and last round: the source's tail
+        self._src[self._scores_at:] = 0.0  # totals and last round: the source's tail
         self._start_round(deck)
 
     def _start_round(self, stacked: list[int] | None) -> None:
         n = self.num_players
-        order = self.rng.permutation(NUM_CARDS).tolist() if stacked is None else list(stacked)
+        if stacked is None:
+            order = list(ALL_CARDS)
+            # The same draws and order as ``permutation(NUM_CARDS).tolist()``, at half the cost.
+            self.rng.shuffle(order)
+        else:
+            order = list(stacked)
         self.deck = order[::-1]
         slots = self.slots = [-1] * self.num_slots
         # One card at a time to positions 0, 1, 2, 3, starting with the round's first player.
         pop = self.deck.pop
         for x in self._deal_order[self.round_start]:
             slots[x] = pop()
+        self._occ2_v[:] = self._round_occ2
         self.hand_count = [DEALT] * n
         self.grave = []
         self.drawn = -1
@@ -338,12 +381,11 @@ class MemoryUnoEngine(Engine):
         self._fresh_round_src()
         # "look at the bottom two cards": each seat sees its own. The template already holds
         # the "seen" and "known" flags; only the kinds depend on the deal.
-        known_flat = self.tracker.known.reshape(-1)
-        src = self._src
+        known, sv = self._known_v, self._sv
         for x, k, kind_base in self._peeks:
             card = slots[x]
-            known_flat[k] = card
-            src[kind_base + KIND_OF[card]] = 1.0
+            known[k] = card
+            sv[kind_base + KIND_OF[card]] = 1.0
         self._begin_turn(self.round_start)
 
     # -- knowledge and source-vector bookkeeping -------------------------------------------
@@ -380,8 +422,8 @@ class MemoryUnoEngine(Engine):
         self.slots[src] = -1
         self.hand_count[src // SLOTS] -= 1
         self.hand_count[dst // SLOTS] += 1
-        self._occ[src] = 0.0
-        self._occ[dst] = 1.0
+        self._set_occupied(src, 0)
+        self._set_occupied(dst, 1)
         self.tracker.move(src, dst)
         self.witnessed[:, dst] = self.witnessed[:, src]
         self.witnessed[:, src] = 0.0
@@ -392,7 +434,7 @@ class MemoryUnoEngine(Engine):
         card = self.slots[slot]
         self.slots[slot] = -1
         self.hand_count[slot // SLOTS] -= 1
-        self._occ[slot] = 0.0
+        self._set_occupied(slot, 0)
         self._conceal(slot)
         return card
 
@@ -402,8 +444,14 @@ class MemoryUnoEngine(Engine):
         slot = base + self.slots[base:base + SLOTS].index(-1)
         self.slots[slot] = card  # an empty position holds no knowledge: nothing to conceal
         self.hand_count[seat] += 1
-        self._occ[slot] = 1.0
+        self._set_occupied(slot, 1)
         return slot
+
+    def _set_occupied(self, slot: int, flag: int) -> None:
+        """Occupancy lives in the observation source and, for the masks, twice in ``_occ2``."""
+        self._sv[self._occ_at + slot] = flag
+        occ2 = self._occ2
+        occ2[slot] = occ2[slot + self.num_slots] = flag
 
     def _bury(self, card: int) -> None:
         """``card`` was covered on the graveyard: from now on it is memory, not table."""
@@ -418,16 +466,24 @@ class MemoryUnoEngine(Engine):
         self._gmem[knew, KIND_OF[card]] -= INV_COPIES_OF[card]
 
     def _land(self, card: int) -> None:
-        if self.grave:
-            self._bury(self.grave[-1])
-        self.grave.append(card)
-        self._sync_piles()
+        # The top card's kind flag moves by single writes; the deck size does not change here.
+        grave, sv = self.grave, self._sv
+        if grave:
+            covered = grave[-1]
+            self._bury(covered)
+            sv[TOP_AT + KIND_OF[covered]] = 0.0
+        grave.append(card)
+        sv[TOP_AT + KIND_OF[card]] = 1.0
+        sv[GRAVE_AT] = len(grave) / NUM_CARDS
 
     def _take_top(self) -> int:
-        card = self.grave.pop()
-        if self.grave:
-            self._unbury(self.grave[-1])
-        self._sync_piles()
+        grave, sv = self.grave, self._sv
+        card = grave.pop()
+        sv[TOP_AT + KIND_OF[card]] = 0.0
+        if grave:
+            self._unbury(grave[-1])
+            sv[TOP_AT + KIND_OF[grave[-1]]] = 1.0
+        sv[GRAVE_AT] = len(grave) / NUM_CARDS
         return card
 
     def _draw_card(self) -> int:
@@ -439,46 +495,36 @@ class MemoryUnoEngine(Engine):
             self.deck = buried
             self.tracker.known[:, self.grave_base:] = -1
             self._gmem.fill(0.0)
-            self._src[self._off["grave"]] = 1 / NUM_CARDS
+            self._sv[GRAVE_AT] = 1 / NUM_CARDS
         card = self.deck.pop()
-        self._src[self._off["deck"]] = len(self.deck) / NUM_CARDS
+        self._sv[DECK_AT] = len(self.deck) / NUM_CARDS
         return card
 
-    def _sync_piles(self) -> None:
-        src, o = self._src, self._off
-        src[o["deck"]] = len(self.deck) / NUM_CARDS
-        src[o["grave"]] = len(self.grave) / NUM_CARDS
-        top = o["top"]
-        src[top:top + NUM_KINDS] = 0.0
-        if self.grave:
-            src[top + KIND_OF[self.grave[-1]]] = 1.0
-
     def _set_phase(self, phase: int) -> None:
-        base = self._off["phase"]
-        self._src[base + self.phase] = 0.0
-        self._src[base + phase] = 1.0
+        sv = self._sv
+        sv[PHASE_AT + self.phase] = 0.0
+        sv[PHASE_AT + phase] = 1.0
         self.phase = phase
 
     def _set_turn(self, seat: int) -> None:
-        base = self._off["turn"]
-        self._src[base + self.turn_player] = 0.0
-        self._src[base + seat] = 1.0
+        sv, base = self._sv, self._turn_at
+        sv[base + self.turn_player] = 0.0
+        sv[base + seat] = 1.0
         self.turn_player = seat
 
-    def _move_flag(self, block: str, old: int, new: int) -> None:
-        """Move the one-hot flag of ``block`` from ``old`` to ``new`` (-1: none)."""
-        base = self._off[block]
+    def _move_flag(self, base: int, old: int, new: int) -> None:
+        """Move the one-hot flag of the block at ``base`` from ``old`` to ``new`` (-1: none)."""
         if old >= 0:
-            self._src[base + old] = 0.0
+            self._sv[base + old] = 0.0
         if new >= 0:
-            self._src[base + new] = 1.0
+            self._sv[base + new] = 1.0
 
     def _select(self, slot: int) -> None:
-        self._move_flag("sel", self.selected, slot)
+        self._move_flag(self._sel_at, self.selected, slot)
         self.selected = slot
 
     def _lock(self, seat: int) -> None:
-        self._move_flag("lock", self.locked, seat)
+        self._move_flag(self._lock_at, self.locked, seat)
         self.locked = seat
 
     def _set_drawn(self, card: int, from_grave: bool) -> None:
@@ -486,7 +532,7 @@ class MemoryUnoEngine(Engine):
         self.drawn_from_grave = from_grave
         if from_grave:
             self._drawn_v[:, KIND_OF[card]] = 1.0
-            self._src[self._off["fromg"]] = 1.0
+            self._sv[FROMG_AT] = 1.0
         else:
             self._drawn_v[self.turn_player, KIND_OF[card]] = 1.0
 
@@ -495,7 +541,7 @@ class MemoryUnoEngine(Engine):
         self.drawn = -1
         self.drawn_from_grave = False
         self._drawn_v.fill(0.0)
-        self._src[self._off["fromg"]] = 0.0
+        self._sv[FROMG_AT] = 0.0
         return card
 
     def _sync_seat(self, seat: int) -> None:
@@ -548,24 +594,16 @@ class MemoryUnoEngine(Engine):
         self._write_scores(out)
 
     def _write_scores(self, out: np.ndarray) -> None:
-        # Totals stay within [-100, 210] and round points within [-2, 110] in any real game;
-        # the clip only guards the bounds of the observation space.
-        # Values are the float32 products ``points * float32(0.01)`` (see ``_scaled``).
-        totals = self.totals
-        values = [_scaled(t) for t in totals]
-        if min(totals) < TOTAL_LOW * TOTAL_SCALE or max(totals) > TOTAL_HIGH * TOTAL_SCALE:
-            values = [min(max(v, TOTAL_LOW), TOTAL_HIGH) for v in values]
-        values += [_scaled(p) for p in self.last_round]
-        t = self._off["totals"]
-        out[t:t + 2 * self.num_players] = values
+        # One packed write costs two thirds of numpy's conversion of a short list.
+        struct.pack_into(self._scores_format, out, out.itemsize * self._scores_at,
+                         *map(SCALED_TOTAL.__getitem__, self.totals),
+                         *map(SCALED_ROUND.__getitem__, self.last_round))
 
     def _fresh_round_src(self) -> None:
-        """The source vector of a just-dealt round (before the peeks): cheap, no loops."""
-        src, o = self._src, self._off
-        src[:o["totals"]] = self._round_template  # all but the scores (``witnessed`` too)
-        src[o["phase"] + self.phase] = 1.0
-        src[o["turn"] + self.turn_player] = 1.0
-        src[o["deck"]] = len(self.deck) / NUM_CARDS
+        """The source vector of a just-dealt round before the peeks, but for the phase and
+        turn flags, which the first ``_begin_turn`` sets: cheap, no loops."""
+        self._src[:self._scores_at] = self._round_template  # all but the scores (``witnessed`` too)
+        self._sv[DECK_AT] = len(self.deck) / NUM_CARDS
 
     # -- turn structure ------------------------------------------------------------------------
     def _after_forgetting(self, seat: int) -> None:
@@ -620,7 +658,7 @@ class MemoryUnoEngine(Engine):
     def _begin_turn(self, seat: int) -> None:
         self._set_turn(seat)
         self.round_turns += 1
-        self._src[self._off["turns"]] = min(self.round_turns / TURN_SCALE, 1.0)
+        self._sv[TURNS_AT] = min(self.round_turns / TURN_SCALE, 1.0)
         if self.hand_count[seat] == 0:
             # "having no cards ... the game immediately stops once the player is reached"
             self._end_round(seat)
@@ -676,8 +714,7 @@ class MemoryUnoEngine(Engine):
     def _open_window(self, placer: int) -> None:
         """A card landed on the graveyard: every seat, starting left of ``placer`` and ending
         with ``placer``, may throw a matching card (or pass, or call)."""
-        n = self.num_players
-        self.queue = [(placer + k) % n for k in range(1, n + 1)]
+        self.queue = self._window_order[placer][:]
         self._set_phase(WINDOW)
         self._advance_window()
 
@@ -685,14 +722,12 @@ class MemoryUnoEngine(Engine):
         queue = self.queue
         while queue:
             seat = queue.pop(0)
-            if self._has_window_choice(seat):
+            if self._call_any or self._may_throw(seat):  # else the seat has nothing to decide
                 self.current_player = seat
                 return
         self._begin_turn((self.turn_player + 1) % self.num_players)
 
-    def _has_window_choice(self, seat: int) -> bool:
-        if self._call_any:
-            return True
+    def _may_throw(self, seat: int) -> bool:
         if self.hand_count[seat] >= SLOTS:
             return False  # no room for a penalty card: may not throw
         total = sum(self.hand_count)
@@ -702,8 +737,8 @@ class MemoryUnoEngine(Engine):
 
     def _throw(self, seat: int, slot: int) -> None:
         card = self.slots[slot]
-        owner = slot // SLOTS
         if self._match[card] == self._match[self.grave[-1]]:
+            owner = slot // SLOTS
             self._remove_card(slot)
             self._land(card)
             self._lock(owner)  # nobody fires from this stack again until a draw or another stack
@@ -747,7 +782,7 @@ class MemoryUnoEngine(Engine):
         self._write_scores(self._src)
         if self._round_episode or max(totals) > ELIMINATION:
             best = min(totals)
-            self.finish([s for s in range(n) if self.totals[s] == best])
+            self.finish([s for s in range(n) if totals[s] == best])
             return
         self.round_start = (self.round_start + 1) % n
         self._start_round(None)
@@ -762,8 +797,10 @@ class MemoryUnoEngine(Engine):
     def legal_mask(self) -> np.ndarray:
         if self._mask_valid:
             return self._mask
-        mask = self._mask
-        mask.fill(0)
+        # Written through a byte memoryview: single entries and the occupancy slices from
+        # ``_occ2`` cost a fraction of numpy's indexing.
+        mask = self._mask_v
+        mask[:] = self._no_actions
         seat = self.current_player
         phase = self.phase
         ns = self.num_slots
@@ -774,10 +811,10 @@ class MemoryUnoEngine(Engine):
                 mask[CALL] = 1
             if self.hand_count[seat] < SLOTS:
                 tb = self.throw_base
-                mask[tb:tb + ns] = self._occ[self._perm[seat]]
+                mask[tb:tb + ns] = self._rel_occ_v[seat]
                 if self.locked >= 0:
                     r = (self.locked - seat) % self.num_players * SLOTS + tb
-                    mask[r:r + SLOTS] = 0
+                    mask[r:r + SLOTS] = NO_SLOTS
         elif phase == TURN:
             mask[CALL] = 1
             mask[DRAW_DECK] = 1
@@ -785,13 +822,13 @@ class MemoryUnoEngine(Engine):
                 mask[DRAW_GRAVE] = 1
         elif phase in (DRAWN, GIVE):
             base = seat * SLOTS
-            mask[OWN_BASE:OWN_BASE + SLOTS] = self._occ[base:base + SLOTS]
+            mask[OWN_BASE:OWN_BASE + SLOTS] = self._occ2_v[base:base + SLOTS]
             if phase == DRAWN and not self.drawn_from_grave:
                 mask[DISCARD] = 1
             elif phase == GIVE and self._give_optional:
                 mask[KEEP] = 1
         else:
-            occ = self._occ[self._perm[seat]]
+            occ = self._rel_occ_v[seat]
             if phase == PEEK_OWN:
                 mask[PICK_BASE:PICK_BASE + SLOTS] = occ[:SLOTS]
             elif phase == PEEK_OTHER:
@@ -801,20 +838,22 @@ class MemoryUnoEngine(Engine):
                 if phase == SWAP_SECOND:
                     mask[PICK_BASE + self._rel_index(seat, self.selected)] = 0
         if phase != WINDOW and phase != TURN:
-            count = int(np.count_nonzero(mask))
+            count = int(np.count_nonzero(self._mask))
         self._mask_count = count
         self._mask_valid = True
-        return mask
+        return self._mask
 
     def _rel_index(self, seat: int, slot: int) -> int:
         return ((slot // SLOTS - seat) % self.num_players) * SLOTS + slot % SLOTS
 
     # -- observations --------------------------------------------------------------------------
+    # The gather indices are always in range; of ``take``'s modes "wrap" is the cheapest (a
+    # fifth less than "clip"), and "raise" would buffer ``out``.
     def write_observation(self, seat: int, out: np.ndarray) -> None:
-        self._src.take(self._gidx[seat], out=out, mode="clip")
+        self._src.take(self._gidx[seat], out=out, mode="wrap")
 
     def observation(self, seat: int) -> np.ndarray:
-        return self._src.take(self._gidx[seat], mode="clip")
+        return self._src.take(self._gidx[seat], mode="wrap")
 
     def write_state(self, out: np.ndarray) -> None:
         n, ns = self.num_players, self.num_slots
@@ -883,7 +922,12 @@ class MemoryUnoEngine(Engine):
 
     def _after_load(self) -> None:
         self._compose_src(self._src)
+        self._occ2[:] = self._compose_occ2()
         self._mask_valid = False
+
+    def _compose_occ2(self) -> bytes:
+        """``_occ2`` from the position (the incremental one's reference)."""
+        return bytes(card >= 0 for card in self.slots) * 2
 
     def check_invariants(self) -> None:
         super().check_invariants()
@@ -908,6 +952,7 @@ class MemoryUnoEngine(Engine):
         reference = np.empty_like(self._src)
         self._compose_src(reference)
         np.testing.assert_array_equal(self._src, reference, err_msg="observation source stale")
+        assert self._occ2 == self._compose_occ2(), "occupancy bytes stale"
         if not self.done:
             assert self.legal_mask().any()
 
