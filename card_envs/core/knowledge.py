@@ -1,8 +1,10 @@
 """What each seat remembers about face-down cards.
 
-Engines never write memory themselves: they report events (a card in a slot was shown to some
-seats, a card moved, a slot was filled unseen) and this tracker keeps, per seat and slot, the
-card that seat believes is there (or ``UNKNOWN``). Memory modes live here, written once:
+Engines report events (a card in a slot was shown to some seats, a card moved, a slot was
+filled unseen) and this tracker keeps, per seat and slot, the card that seat believes is there
+(or ``UNKNOWN``). ``known`` is the one store: an engine's hot path may write it in place with
+the meaning of an event below, but never replaces the array. Memory modes live here, written
+once:
 
 * ``"perfect"``: nothing is forgotten.
 * ``"none"``: a seat keeps what it saw only until its next decision is made, so the observation
