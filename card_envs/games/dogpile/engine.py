@@ -59,6 +59,9 @@ FULL_PAWS = (1 << 3) - 1
 FREE, HOLDING, BURYING = 0, 1, 2
 #: The game's phase.
 PLAY, SNIFF, SHUFFLE, OVER = 0, 1, 2, 3
+#: How much of a dog's cached observation is out of date: nothing, the table (pile, sniffed
+#: flags and the phase-to-sniff-bag tail, all a sniff or a sniffed group's change touches), all.
+FRESH, STALE_TABLE, STALE = 0, 1, 2
 
 #: Card encoding used everywhere a bone is shown: rank one-hot (A..K, joker) + suit one-hot.
 #: Row -1 (index 54) is all zeros, so ``ENC[card_or_minus_one]`` encodes "nothing known".
@@ -102,23 +105,31 @@ PAW_ROWS = np.zeros((NUM_CARDS + 2, CARD_FEATURES + 1), dtype=np.float32)
 PAW_ROWS[:NUM_CARDS] = ENC_OCC[:NUM_CARDS]
 PAW_ROWS[-1, 0] = 1.0
 #: The same tables as lists of rows: a list lookup beats indexing an array on hot paths.
-ENC_OCC_ROW = list(ENC_OCC)
 PILE_ROW = list(PILE_ROWS)
-OWN_STATE_ROW = list(OWN_STATE)
+#: Rows as memoryviews: copied into memoryview slices of the observation cache, a row costs
+#: about two thirds of a numpy slice assignment.
+ENC_OCC_MV = [memoryview(row) for row in ENC_OCC]
+OWN_STATE_MV = [memoryview(row) for row in OWN_STATE]
 #: bury:0..2 flags of a free dog by its paw bits (bit i: paw i holds a bone).
-PAW_BIT_ROW = [np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8)
-               for bits in range(1 << PAWS)]
+PAW_BIT_MV = [memoryview(np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8))
+              for bits in range(1 << PAWS)]
+#: Whole masks copied in by one memoryview move (a third of ``mask[:] = row``).
+NO_ACTIONS_MV = memoryview(np.zeros(NUM_ACTIONS, dtype=np.int8))
+WAIT_ONLY_MV = memoryview(np.eye(1, NUM_ACTIONS, WAIT, dtype=np.int8)[0])
 
 
+#: Views into the observation cache, the position's arrays and the tracker's memory: never
+#: copied (memoryviews cannot be), rebuilt on the copy.
+_VIEWS = ("_row_views", "_block_views", "_slot_views", "_held_views", "_own_paw_views",
+          "_opp_paw_views", "_state_views", "_obs_v", "_pile_v", "_face_v", "_code_v",
+          "_held_v", "_paws_v", "_paw_code_v", "_dig_mask_v", "_place_mask_v", "_mask_v",
+          "_order_col", "_order_rows", "_known_cols", "_card_cols", "_seat_rows")
 #: Attributes that never change after construction: clones share them.
-#: Views into the observation cache: never copied, rebuilt on the copy.
-_VIEWS = ("_row_views", "_block_views", "_slot_views", "_held_views", "_own_paw_views", "_opp_paw_views", "_state_views",
-          "_time_col", "_order_col")
 _SHARED_ON_CLONE = (
     "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
     "seat_order", "opp_paw_slots", "rotations", "_all_rows", "_held_cols", "_paw_rows",
     "_paw_cols", "_bury_cols", "_held_starts", "_paw_starts", "_order_idx", "_opp_paw_idx",
-    "_pub_idx", "_order_vals", "_obs0",
+    "_pub_idx", "_order_scaled", "_order_table", "_time_at", "_order_at", "_obs0",
 )
 
 
@@ -129,6 +140,18 @@ def _check_round_seconds(value: Any) -> str | None:
         and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
     )
     return None if ok else "three positive integers (seconds of rounds 1, 2, 3), e.g. (30, 20, 10)"
+
+
+@functools.lru_cache(maxsize=8)
+def _card_columns(num_players: int) -> tuple[memoryview, ...]:
+    """Per card (index -1: none), ``num_players`` copies of it: one memoryview move sets a
+    tracker column to it (read-only: shared by every engine)."""
+    columns = []
+    for card in [*range(NUM_CARDS), -1]:
+        column = np.full(num_players, card, dtype=np.int8)
+        column.flags.writeable = False
+        columns.append(memoryview(column))
+    return tuple(columns)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -283,12 +306,13 @@ class DogpileEngine(CachedViews, Engine):
     def _build_obs_cache(self) -> None:
         """Per-dog observation buffers, patched in place by the frequent moves (a dig touches
         one slot, one paw and one dog) and rebuilt in full after rare events (round end,
-        sniffs, forgetting). ``write_observation`` then costs one copy."""
+        sniffs, forgetting; only the table after sniff moves and sniffed-group changes).
+        ``write_observation`` then costs one copy."""
         n = self.num_players
         width = CARD_FEATURES + 1
         self._obs = np.zeros((n, self.layout.size), dtype=np.float32)
         self._obs0: np.ndarray | None = None
-        self._dirty = [True] * n
+        self._dirty = [STALE] * n
         self._all_rows = np.arange(n)[:, None]
         self._held_cols = []
         self._paw_rows = []
@@ -323,49 +347,80 @@ class DogpileEngine(CachedViews, Engine):
         self._paw_code = np.full(n * PAWS, PAW_EMPTY_CODE, dtype=np.int16)
         #: Per dog: bit i set while paw i holds a bone (legal_mask reads it).
         self._paw_bits = [0] * n
+        #: order_position by place in the tick's order, and by dog for each rotation.
         scale = 1.0 / max(1, n - 1)
-        self._order_vals = []
-        for r in self.rotations:
-            vals = np.zeros(n, dtype=np.float32)
-            for k, s in enumerate(r):
-                vals[s] = k * scale
-            self._order_vals.append(vals)
+        self._order_scaled = [k * scale for k in range(n)]
+        self._order_table = np.zeros((n, n), dtype=np.float32)
+        for r, rotation in enumerate(self.rotations):
+            self._order_table[r, rotation] = self._order_scaled
+        #: Each dog's time_left and order_position entries in the flattened cache.
+        size = self.layout.size
+        self._time_at = [s * size + self.s_time.start for s in range(n)]
+        self._order_at = [s * size + self.s_order.start for s in range(n)]
         self._held_starts = [[int(c[0]) for c in cols] for cols in self._held_cols]
         self._paw_starts = [
             [[(int(r), int(c[0])) for r, c in zip(self._paw_rows[o][:, 0], cols, strict=True)]
              for cols in self._paw_cols[o]] for o in range(n)]
-        self._make_views()
+        self._bind_views()
 
-    def _make_views(self) -> None:
-        """Views into ``_obs`` that the patches write through (rebuilt after a deep copy,
-        which would turn them into detached arrays)."""
+    def _bind_views(self) -> None:
+        """Views the hot paths read and write through (see ``_VIEWS``). Single entries and
+        rows go through memoryviews: about two thirds of numpy's cost for a row, half for
+        an entry, a quarter for a tracker column."""
         n = self.num_players
         obs = self._obs
+        size = self.layout.size
         width = CARD_FEATURES + 1
         p0 = self.s_pile.start
         self._slot_views = [obs[:, p0 + t * SLOT_FEATURES:p0 + (t + 1) * SLOT_FEATURES]
                             for t in range(NUM_SLOTS)]
-        self._held_views = [[obs[s, c:c + width] for s, c in enumerate(starts)]
-                            for starts in self._held_starts]
+        obs_v = self._obs_v = memoryview(obs.reshape(-1))
+        self._held_views = [[obs_v[s * size + c:s * size + c + width]
+                             for s, c in enumerate(starts)] for starts in self._held_starts]
         own = self.s_own_paws.start
-        self._own_paw_views = [[obs[s, own + i * width:own + (i + 1) * width]
+        self._own_paw_views = [[obs_v[s * size + own + i * width:s * size + own + (i + 1) * width]
                                 for i in range(PAWS)] for s in range(n)]
-        self._opp_paw_views = [[[obs[r, c:c + width] for r, c in self._paw_starts[o][i]]
+        self._opp_paw_views = [[[obs_v[r * size + c:r * size + c + width]
+                                 for r, c in self._paw_starts[o][i]]
                                 for i in range(PAWS)] for o in range(n)]
         st = self.s_own_state.start
-        self._state_views = [obs[s, st:st + 3 + PAWS] for s in range(n)]
+        self._state_views = [obs_v[s * size + st:s * size + st + 3 + PAWS] for s in range(n)]
+        self._order_col = obs_v[self.s_order.start::size]
+        self._order_rows = [memoryview(row) for row in self._order_table]
         self._row_views = list(obs)
         self._block_views = [self._blocks(row) for row in self._row_views]
-        self._time_col = obs[:, self.s_time.start]
-        self._order_col = obs[:, self.s_order.start]
+        self._pile_v = memoryview(self.pile)
+        self._face_v = memoryview(self.face_up)
+        self._code_v = memoryview(self._code)
+        self._held_v = memoryview(self.held)
+        self._paws_v = memoryview(self.paws.reshape(-1))
+        self._paw_code_v = memoryview(self._paw_code)
+        self._dig_mask_v = memoryview(self._dig_mask)
+        self._place_mask_v = memoryview(self._place_mask)
+        self._mask_v = memoryview(self._mask)
+        # The tracker's memory is written in place only, never replaced. Columns of the pile
+        # and paw slots (the hot paths' tracker events) as memoryviews.
+        num_slots = self.tracker.num_slots
+        known_v = memoryview(self.tracker.known.reshape(-1))
+        self._known_cols = [known_v[x::num_slots] for x in range(self.virtual_base)]
+        known = self.tracker.known
+        #: Per dog: what it remembers of the pile and of the paws, and its own paws.
+        self._seat_rows = [(known[s, :NUM_SLOTS], known[s, self.paw_base:self.virtual_base],
+                            self.paws[s]) for s in range(n)]
+        self._card_cols = _card_columns(n)
 
-    def _blocks(self, out: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The pile, own paws, held and opponents' paws blocks of ``out`` as row tables."""
+    def _blocks(self, out: np.ndarray) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        """The blocks of ``out`` that ``_write_full`` fills whole: the table's (the pile as a
+        row table, pile_sniffed, the tail from phase on), then the others' (own paws, held and
+        opponents' paws as row tables, looted, the public scores)."""
         width = CARD_FEATURES + 1
-        return (out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES),
-                out[self.s_own_paws].reshape(PAWS, width),
-                out[self.s_held].reshape(self.num_players, width),
-                out[self.s_opp_paws].reshape(-1, width))
+        table = (out[self.s_pile].reshape(NUM_SLOTS, SLOT_FEATURES), out[self.s_sniffed],
+                 out[self.s_phase.start:])
+        others = (out[self.s_own_paws].reshape(PAWS, width),
+                  out[self.s_held].reshape(self.num_players, width),
+                  out[self.s_opp_paws].reshape(-1, width),
+                  out[self.s_looted], out[self.s_totals.start:self.s_round.start])
+        return table, others
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -374,7 +429,7 @@ class DogpileEngine(CachedViews, Engine):
         self._place_mask[DOWN:UP] = self.empty
         self.occupied = self._dig_mask[DIG:DOWN]
         self.empty = self._place_mask[DOWN:UP]
-        self._make_views()
+        self._bind_views()
 
     def _reset_fields(self) -> None:
         n = self.num_players
@@ -388,7 +443,7 @@ class DogpileEngine(CachedViews, Engine):
         self.looted_mask.fill(0.0)
         self.dog_phase = [FREE] * n
         self.bury_paw = [-1] * n
-        self._dirty = [True] * n
+        self._dirty = [STALE] * n
         self._pub = None
         # _recompute_codes() for an empty table, written out (it runs on every reset).
         self._code.fill(EMPTY_CODE)
@@ -448,26 +503,29 @@ class DogpileEngine(CachedViews, Engine):
             self._obs0 = self._obs.copy()
         else:
             np.copyto(self._obs, self._obs0)
-        self._dirty = [False] * self.num_players
+        self._dirty = [FRESH] * self.num_players
         self._start_tick()
 
     # -- ticks and rounds ----------------------------------------------------------------------
     def _start_tick(self) -> None:
+        # Columns of the cache go in through memoryviews: a half to a third of numpy's cost.
+        obs_v = self._obs_v
         if self.random_order:
-            self.order = self.rng.permutation(self.num_players).tolist()
+            order = self.rng.permutation(self.num_players).tolist()
+            order_at = self._order_at
+            for seat, position in zip(order, self._order_scaled, strict=True):
+                obs_v[order_at[seat]] = position
         else:
-            self.order = list(self.rotations[self.tick_count % self.num_players])
+            rotation = self.tick_count % self.num_players
+            order = self.rotations[rotation]  # shared, not copied: ``order`` is never modified
+            self._order_col[:] = self._order_rows[rotation]
+        self.order = order
         self.order_pos = 0
-        self.current_player = self.order[0]
+        self.current_player = order[0]
         self._mask_valid = False
-        self._time_col[...] = self.ticks_left / self.round_ticks[self.round_index]
-        if self.random_order:
-            scale = 1.0 / max(1, self.num_players - 1)
-            col = self._order_col
-            for k, s in enumerate(self.order):
-                col[s] = k * scale
-        else:
-            self._order_col[...] = self._order_vals[self.tick_count % self.num_players]
+        time_left = self.ticks_left / self.round_ticks[self.round_index]
+        for at in self._time_at:
+            obs_v[at] = time_left
 
     def _end_tick(self) -> None:
         self.tick_count += 1
@@ -480,7 +538,7 @@ class DogpileEngine(CachedViews, Engine):
     def _end_round(self) -> None:
         """Timer at 0: bones in motion stay in the paw, paws are shown and looted."""
         n = self.num_players
-        self._dirty = [True] * n
+        self._dirty = [STALE] * n
         self._pub = None
         tracker = self.tracker
         for seat in range(n):
@@ -541,7 +599,7 @@ class DogpileEngine(CachedViews, Engine):
         return [s for s in range(n) if self.totals[s] == best]
 
     def _next_round(self) -> None:
-        self._dirty = [True] * self.num_players
+        self._dirty = [STALE] * self.num_players
         self.phase = PLAY
         self.round_index += 1
         self.ticks_left = self.round_ticks[self.round_index]
@@ -560,7 +618,7 @@ class DogpileEngine(CachedViews, Engine):
         self.active_group = len(self.groups) - 1
         self.bag = []
         self._mask_valid = False
-        self._dirty = [True] * self.num_players
+        self._table_changed()
 
     def _sniff_pick(self, slot: int) -> None:
         sniffer = self.current_player
@@ -588,7 +646,7 @@ class DogpileEngine(CachedViews, Engine):
             self.phase = SHUFFLE
             self.current_player = (sniffer + 1) % self.num_players
         self._mask_valid = False
-        self._dirty = [True] * self.num_players
+        self._table_changed()
 
     def _shuffle_place(self, slot: int) -> None:
         card = self.bag.pop(0)
@@ -602,7 +660,7 @@ class DogpileEngine(CachedViews, Engine):
         group["slots"].append(slot)
         self.group_flag[slot] = 1.0
         self._mask_valid = False
-        self._dirty = [True] * self.num_players
+        self._table_changed()
         if self.bag:
             return
         self.active_group = -1
@@ -612,35 +670,36 @@ class DogpileEngine(CachedViews, Engine):
 
     # -- pile and paw moves --------------------------------------------------------------------
     def _lift(self, slot: int) -> None:
-        self.pile[slot] = -1
-        self.face_up[slot] = False
-        self.occupied[slot] = 0  # (the dig mask too)
-        self.empty[slot] = 1  # (the down:NN half of the place mask too)
-        self._place_mask[UP + slot] = 1
-        self._code[slot] = EMPTY_CODE
+        self._pile_v[slot] = -1
+        self._face_v[slot] = False
+        self._dig_mask_v[DIG + slot] = 0  # (``occupied`` too)
+        place = self._place_mask_v
+        place[DOWN + slot] = place[UP + slot] = 1  # (``empty`` too)
+        self._code_v[slot] = EMPTY_CODE
 
     def _put(self, slot: int, card: int, up: bool) -> None:
-        self.pile[slot] = card
-        self.face_up[slot] = up
-        self.occupied[slot] = 1  # (the dig mask too)
-        self.empty[slot] = 0  # (the down:NN half of the place mask too)
-        self._place_mask[UP + slot] = 0
-        self._code[slot] = card + UP_CODE if up else -1
+        self._pile_v[slot] = card
+        self._face_v[slot] = up
+        self._dig_mask_v[DIG + slot] = 1  # (``occupied`` too)
+        place = self._place_mask_v
+        place[DOWN + slot] = place[UP + slot] = 0  # (``empty`` too)
+        self._code_v[slot] = card + UP_CODE if up else -1
 
     def _to_paw(self, seat: int, card: int) -> int:
-        paw = self.paws[seat]
-        for i in range(PAWS):
-            if paw[i] < 0:
-                paw[i] = card
-                self._paw_code[PAWS * seat + i] = -1
+        paws = self._paws_v
+        for k in range(PAWS * seat, PAWS * seat + PAWS):
+            if paws[k] < 0:
+                paws[k] = card
+                self._paw_code_v[k] = -1
+                i = k - PAWS * seat
                 self._paw_bits[seat] |= 1 << i
-                self.tracker.show_all(self.paw_base + PAWS * seat + i, card)
+                self._known_cols[self.paw_base + k][:] = self._card_cols[card]  # show_all
                 return i
         raise AssertionError("no free paw")  # digging needs a free paw, so never reached
 
     def _slot_left_groups(self, slot: int) -> None:
         if self.group_flag[slot]:
-            self._dirty = [True] * self.num_players
+            self._table_changed()
             self.group_flag[slot] = 0.0
             for g in self.groups:
                 if slot in g["slots"]:
@@ -658,7 +717,7 @@ class DogpileEngine(CachedViews, Engine):
                 self.tracker.conceal(g["vbase"] + j)
                 changed = True
         if changed:
-            self._dirty = [True] * self.num_players
+            self._table_changed()
             self._tidy_groups()
 
     def _tidy_groups(self) -> None:
@@ -698,8 +757,8 @@ class DogpileEngine(CachedViews, Engine):
             elif action < KEEP:
                 self._place(seat, action - UP, True)
             elif action == KEEP:
-                card = int(self.held[seat])
-                self.held[seat] = -1
+                card = self._held_v[seat]
+                self._held_v[seat] = -1
                 self.dog_phase[seat] = FREE
                 self._patch_held(seat)
                 self._patch_paw(seat, self._to_paw(seat, card))
@@ -722,17 +781,17 @@ class DogpileEngine(CachedViews, Engine):
             self._shuffle_place(action - DOWN)
 
     def _dig(self, seat: int, slot: int) -> None:
-        card = int(self.pile[slot])
+        card = self._pile_v[slot]
         self._lift(slot)
-        self.tracker.known[:, slot] = -1  # tracker.conceal(slot)
-        self.held[seat] = card
+        self._known_cols[slot][:] = self._card_cols[-1]  # tracker.conceal(slot)
+        self._held_v[seat] = card
         self.dog_phase[seat] = HOLDING
         # The observation patches: the slot is empty for all, the dog digs ``card``.
         self._slot_views[slot].fill(0.0)
-        enc = ENC_OCC_ROW[card]
+        enc = ENC_OCC_MV[card]
         for view in self._held_views[seat]:
-            view[...] = enc
-        self._state_views[seat][...] = OWN_STATE_ROW[HOLDING]
+            view[:] = enc
+        self._state_views[seat][:] = OWN_STATE_MV[HOLDING]
         if self._was_burying[seat]:
             self._patch_dog(seat)
         if self.groups:
@@ -740,27 +799,30 @@ class DogpileEngine(CachedViews, Engine):
             self._revealed(card)
 
     def _place(self, seat: int, slot: int, up: bool) -> None:
-        tracker = self.tracker
         if self.dog_phase[seat] == HOLDING:
-            card = int(self.held[seat])
-            self.held[seat] = -1
+            held = self._held_v
+            card = held[seat]
+            held[seat] = -1
             self._put(slot, card, up)
-            tracker.known[:, slot] = card  # it was face up in the paw for all to see
+            # It was face up in the paw for all to see: tracker.show_all(slot, card).
+            self._known_cols[slot][:] = self._card_cols[card]
             if self._forgets:
                 self._seen_by_actor.append((slot, card))
-            enc = ENC_OCC_ROW[-1]
+            enc = ENC_OCC_MV[-1]
             for view in self._held_views[seat]:
-                view[...] = enc
+                view[:] = enc
             # Everyone knows the bone: one row for all (what _patch_slot would write).
             self._slot_views[slot][...] = PILE_ROW[card + UP_CODE if up else card]
         else:
             i = self.bury_paw[seat]
-            card = int(self.paws[seat, i])
-            self.paws[seat, i] = -1
-            self._paw_code[PAWS * seat + i] = PAW_EMPTY_CODE
+            k = PAWS * seat + i
+            card = self._paws_v[k]
+            self._paws_v[k] = -1
+            self._paw_code_v[k] = PAW_EMPTY_CODE
             self._paw_bits[seat] &= ~(1 << i)
             self._put(slot, card, up)
-            paw_slot = self.paw_base + PAWS * seat + i
+            tracker = self.tracker
+            paw_slot = self.paw_base + k
             if up:
                 tracker.show_all(slot, card)
                 tracker.conceal(paw_slot)
@@ -773,37 +835,37 @@ class DogpileEngine(CachedViews, Engine):
             self._patch_paw(seat, i)
             self._patch_slot(slot)
         self.dog_phase[seat] = FREE
-        self._state_views[seat][...] = OWN_STATE_ROW[FREE]
+        self._state_views[seat][:] = OWN_STATE_MV[FREE]
         if self._was_burying[seat]:
             self._patch_dog(seat)
 
     # -- observation patches (see _build_obs_cache) --------------------------------------------
     def _patch_slot(self, slot: int) -> None:
         cols = self._slot_views[slot]
-        code = int(self._code[slot])
+        code = self._code_v[slot]
         if code >= 0:  # empty (nobody remembers anything there) or face up: the same for all
             cols[...] = PILE_ROW[code]
         else:
             cols[...] = PILE_ROWS[self.tracker.known[:, slot]]
 
     def _patch_held(self, seat: int) -> None:
-        # A few slice writes beat one fancy-indexed write at these sizes.
-        enc = ENC_OCC[self.held[seat]]
+        # A few row writes beat one fancy-indexed write at these sizes.
+        enc = ENC_OCC_MV[self._held_v[seat]]
         for view in self._held_views[seat]:
-            view[...] = enc
+            view[:] = enc
 
     def _patch_paw(self, seat: int, i: int) -> None:
         """Paw ``i`` of ``seat`` was just filled in plain view (``_to_paw`` shows the bone to
         all) or emptied (nobody remembers an empty paw): every dog sees the same row."""
-        enc = ENC_OCC[self.paws[seat, i]]
-        self._own_paw_views[seat][i][...] = enc
+        enc = ENC_OCC_MV[self._paws_v[PAWS * seat + i]]
+        self._own_paw_views[seat][i][:] = enc
         for view in self._opp_paw_views[seat][i]:
-            view[...] = enc
+            view[:] = enc
 
     def _patch_dog(self, seat: int) -> None:
         dog = self.dog_phase[seat]
-        self._state_views[seat][...] = OWN_STATE_ROW[3 + self.bury_paw[seat]] if dog == BURYING \
-            else OWN_STATE_ROW[dog]
+        self._state_views[seat][:] = OWN_STATE_MV[3 + self.bury_paw[seat]] if dog == BURYING \
+            else OWN_STATE_MV[dog]
         # Opponents see which paw bone a dog is burying: update only when that changes.
         if dog == BURYING or self._was_burying[seat]:
             self._was_burying[seat] = dog == BURYING
@@ -813,36 +875,37 @@ class DogpileEngine(CachedViews, Engine):
     # -- legality ------------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         if not self._mask_valid:
-            self.mask_for(self.current_player, self._mask)
+            self._write_mask(self.current_player, self._mask_v)
             self._mask_valid = True
         return self._mask
 
     def mask_for(self, seat: int, out: np.ndarray) -> np.ndarray:
-        """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog)."""
+        """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog), into
+        ``out``: an int8 array of ``num_actions``."""
+        self._write_mask(seat, memoryview(out))
+        return out
+
+    def _write_mask(self, seat: int, out: memoryview) -> None:
+        # Whole masks move as memoryview copies of the templates: a third of ``out[:] = row``.
         phase = self.phase
         if phase == PLAY:
             dog = self.dog_phase[seat]
             if dog == FREE:
                 bits = self._paw_bits[seat]
-                if bits == FULL_PAWS:
-                    out.fill(0)
-                    out[WAIT] = 1
-                else:
-                    out[:] = self._dig_mask
+                out[:] = WAIT_ONLY_MV if bits == FULL_PAWS else self._dig_mask_v
                 if bits:
-                    out[BURY:WAIT] = PAW_BIT_ROW[bits]
+                    out[BURY:WAIT] = PAW_BIT_MV[bits]
             else:
-                out[:] = self._place_mask
+                out[:] = self._place_mask_v
                 if dog == HOLDING:
                     out[KEEP] = 1
-            return out
-        out.fill(0)
+            return
+        out[:] = NO_ACTIONS_MV
         if seat == self.current_player:
             if phase == SNIFF:
-                out[DIG:DOWN] = self.occupied
+                out[DIG:DOWN] = self._dig_mask_v[DIG:DOWN]  # ``occupied``
             elif phase == SHUFFLE:
-                out[DOWN:UP] = self.empty
-        return out
+                out[DOWN:UP] = self._place_mask_v[DOWN:UP]  # ``empty``
 
     # -- observations --------------------------------------------------------------------------
     def _pile_view(self, seat: int) -> np.ndarray:
@@ -859,7 +922,7 @@ class DogpileEngine(CachedViews, Engine):
         for idx, card in self._seen_by_actor:
             if self._still_true(idx, card):
                 known[idx] = card
-        self._dirty[seat] = True
+        self._dirty[seat] = STALE
 
     def _still_true(self, idx: int, card: int) -> bool:
         if idx < NUM_SLOTS:
@@ -873,10 +936,22 @@ class DogpileEngine(CachedViews, Engine):
 
     def _view(self, seat: int) -> np.ndarray:
         row = self._row_views[seat]
-        if self._dirty[seat]:
-            self._write_full(seat, row)
-            self._dirty[seat] = False
+        stale = self._dirty[seat]
+        if stale:
+            if stale == STALE:
+                self._write_full(seat, row)
+            else:
+                self._write_table(seat, row, self._block_views[seat][0])
+            self._dirty[seat] = FRESH
         return row
+
+    def _table_changed(self) -> None:
+        """The pile, the sniffed groups or the sniff changed: every dog's table is stale."""
+        self._dirty = [stale or STALE_TABLE for stale in self._dirty]
+
+    def observation(self, seat: int) -> np.ndarray:
+        # No entries change per decision (no ``_finish_view``): the row's copy is the answer.
+        return self._view(seat).copy()
 
     def _recompute_codes(self) -> None:
         """Derive the slot and paw codes and the mask templates from the position (after
@@ -903,17 +978,11 @@ class DogpileEngine(CachedViews, Engine):
         """The observation of ``seat`` computed from scratch (the reference for the cache)."""
         n = self.num_players
         out.fill(0.0)
-        known = self.tracker.known
-        if out is self._row_views[seat]:
-            pile, own_paws, held, opp_paws = self._block_views[seat]
-        else:
-            pile, own_paws, held, opp_paws = self._blocks(out)
-        PILE_ROWS.take(np.maximum(self._code, known[seat, :NUM_SLOTS]), axis=0, out=pile,
-                       mode="wrap")
-        if self.groups:
-            self._write_beliefs(seat, pile)
-        out[self.s_sniffed] = self.group_flag
-        ENC_OCC.take(self.paws[seat], axis=0, out=own_paws, mode="wrap")
+        blocks = self._block_views[seat] if out is self._row_views[seat] else self._blocks(out)
+        table, (own_paws, held, opp_paws, looted, public) = blocks
+        self._write_table(seat, out, table)
+        _, known_paws, paws = self._seat_rows[seat]
+        ENC_OCC.take(paws, axis=0, out=own_paws, mode="wrap")
         base = self.s_own_state.start
         dog = self.dog_phase[seat]
         out[base + dog] = 1.0
@@ -921,17 +990,29 @@ class DogpileEngine(CachedViews, Engine):
             out[base + 3 + self.bury_paw[seat]] = 1.0
         ordered = self.seat_order[seat]
         ENC_OCC.take(self.held.take(self._order_idx[seat]), axis=0, out=held, mode="wrap")
-        paw_idx = np.maximum(self._paw_code, known[seat, self.paw_base:self.virtual_base])
+        paw_idx = np.maximum(self._paw_code, known_paws)
         PAW_ROWS.take(paw_idx.take(self._opp_paw_idx[seat]), axis=0, out=opp_paws, mode="wrap")
         base = self.s_opp_bury.start
         for k in range(1, n):
             o = ordered[k]
             if self.dog_phase[o] == BURYING:
                 out[base + (k - 1) * PAWS + self.bury_paw[o]] = 1.0
-        out[self.s_looted] = self.looted_mask
-        self._public().take(self._pub_idx[seat], out=out[self.s_totals.start:self.s_round.start])
+        looted[:] = self.looted_mask
+        self._public().take(self._pub_idx[seat], out=public)
         out[self.s_round.start + self.round_index] = 1.0
         out[self.s_time.start] = self.ticks_left / self.round_ticks[self.round_index]
+
+    def _write_table(self, seat: int, out: np.ndarray, table: tuple[np.ndarray, ...]) -> None:
+        """``seat``'s pile, pile_sniffed and the blocks from phase on (``table``: their views
+        in ``out``), overwritten whole."""
+        n = self.num_players
+        pile, sniffed, tail = table
+        known_pile = self._seat_rows[seat][0]
+        PILE_ROWS.take(np.maximum(self._code, known_pile), axis=0, out=pile, mode="wrap")
+        if self.groups:
+            self._write_beliefs(seat, pile)
+        sniffed[:] = self.group_flag
+        tail.fill(0.0)
         out[self.s_phase.start + self.phase] = 1.0
         if self.phase == PLAY:
             out[self.s_order.start] = self.order.index(seat) / max(1, n - 1)
@@ -1079,7 +1160,7 @@ class DogpileEngine(CachedViews, Engine):
                         known[o, v] = new
         self._recompute_codes()
         self._mask_valid = False
-        self._dirty = [True] * self.num_players
+        self._dirty = [STALE] * self.num_players
 
     def _classify(self, p: tuple, seat: int, group_of: dict, pinned: set, pool: list,
                   k_positions: dict) -> None:
@@ -1126,7 +1207,7 @@ class DogpileEngine(CachedViews, Engine):
         self._recompute_codes()
         self._pub = None
         self._mask_valid = False
-        self._dirty = [True] * self.num_players
+        self._dirty = [STALE] * self.num_players
         self._was_burying = [True] * self.num_players
 
     # -- checks --------------------------------------------------------------------------------
