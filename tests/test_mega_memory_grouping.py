@@ -80,6 +80,8 @@ def test_centre_subsets_two_cards_and_empty_piles() -> None:
     assert sorted(centre_subsets(tuple(ids("5H 7H")), tops)) == [1]
     assert sorted(centre_subsets(tuple(ids("5H 5D")), tops)) == [0, 8]
     assert centre_subsets(tuple(ids("5H 8D")), tops) == ()
+    with pytest.raises(ValueError, match="one or two fixed cards"):
+        centre_subsets(tuple(ids("5H 6H 7H")), tops)
 
 
 HAND_MADE = [

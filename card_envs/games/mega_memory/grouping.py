@@ -69,6 +69,8 @@ def centre_subsets(fixed: tuple[int, ...], tops: tuple[int, ...]) -> tuple[int, 
     empty pile. Cached for callers that ask about the same position repeatedly (the
     heuristic); the engine indexes its tops once per change and calls :func:`scoring_piles`.
     """
+    if not 1 <= len(fixed) <= 2:
+        raise ValueError(f"centre_subsets takes one or two fixed cards, got {len(fixed)}")
     return tuple(scoring_piles(fixed, *index_tops(tops)))
 
 
