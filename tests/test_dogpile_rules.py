@@ -521,16 +521,21 @@ def test_memory_perfect_none_and_forgetting() -> None:
 def test_incremental_observation_matches_full_rebuild(config: dict) -> None:
     e = DogpileEngine(**config)
     rng = np.random.default_rng(0)
-    a = np.empty(e.layout.size, np.float32)
-    b = np.empty_like(a)
     for episode in range(2):
         e.reset(seed=episode)
         while not e.done:
             e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
-            for seat in range(e.num_players):
-                e.write_observation(seat, a)
-                e._write_full(seat, b)
-                np.testing.assert_array_equal(a, b)
+            assert_cache_matches_rebuild(e)
+
+
+def assert_cache_matches_rebuild(e: DogpileEngine) -> None:
+    """Every dog's cached observation equals the one built from scratch."""
+    a = np.empty(e.layout.size, np.float32)
+    b = np.empty_like(a)
+    for seat in range(e.num_players):
+        e.write_observation(seat, a)
+        e._write_full(seat, b)
+        np.testing.assert_array_equal(a, b)
 
 
 def reference_mask(e: DogpileEngine, seat: int) -> np.ndarray:
@@ -562,8 +567,6 @@ def test_clones_and_pickles_keep_their_own_caches(config: dict) -> None:
     e = DogpileEngine(**config)
     e.reset(seed=3)
     rng = np.random.default_rng(1)
-    a = np.empty(e.layout.size, np.float32)
-    b = np.empty_like(a)
     mask = np.zeros(e.num_actions, np.int8)
     for _ in range(40):
         e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
@@ -572,10 +575,8 @@ def test_clones_and_pickles_keep_their_own_caches(config: dict) -> None:
         r = np.random.default_rng(10 + k)
         while not c.done:
             c.step(int(r.choice(np.flatnonzero(c.legal_mask()))))
+            assert_cache_matches_rebuild(c)
             for seat in range(c.num_players):
-                c.write_observation(seat, a)
-                c._write_full(seat, b)
-                np.testing.assert_array_equal(a, b)
                 np.testing.assert_array_equal(c.mask_for(seat, mask), reference_mask(c, seat))
 
 

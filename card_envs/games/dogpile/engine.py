@@ -949,10 +949,6 @@ class DogpileEngine(CachedViews, Engine):
         """The pile, the sniffed groups or the sniff changed: every dog's table is stale."""
         self._dirty = [stale or STALE_TABLE for stale in self._dirty]
 
-    def observation(self, seat: int) -> np.ndarray:
-        # No entries change per decision (no ``_finish_view``): the row's copy is the answer.
-        return self._view(seat).copy()
-
     def _recompute_codes(self) -> None:
         """Derive the slot and paw codes and the mask templates from the position (after
         bulk changes)."""

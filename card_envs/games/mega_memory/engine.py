@@ -181,7 +181,7 @@ class MegaMemoryEngine(CachedViews, Engine):
         self._depth = np.zeros(104, dtype=np.float32)
         self._remembered = np.zeros(104, dtype=np.float32)  # 1 where ``_depth`` is meaningful
         self._mem_count = [0, 0]
-        self._tops_cache: tuple[int, ...] | None = None
+        self._centre_indexed = False
         self._relevant = [False] * 52
         self._rank_piles: list[int] = []
         self._pile_of: dict[int, int] = {}
@@ -317,7 +317,7 @@ class MegaMemoryEngine(CachedViews, Engine):
         self.dug = []
         self.scoreless_turns = 0
         self._views_ok = False
-        self._tops_cache = None
+        self._centre_indexed = False
         self.tracker.known.fill(-1)
         self._sync_pile_memory()
         self.round_number += 1
@@ -513,33 +513,31 @@ class MegaMemoryEngine(CachedViews, Engine):
         self.phase = FIRST
         self._mask_valid = False
 
-    def _tops(self) -> tuple[int, ...]:
-        """The face-up centre cards (cached until a pile changes), indexed for
-        :func:`scoring_piles`, and which cards could possibly group with them (same rank, or
-        same suit and one rank away)."""
-        tops = self._tops_cache
-        if tops is None:
-            tops = self._tops_cache = tuple([pile[-1] if pile else -1 for pile in self.centre])
-            self._rank_piles, self._pile_of = index_tops(tops)
-            relevant = [False] * 52
-            for t in tops:
-                if t >= 0:
-                    rank = RANK_OF[t]
-                    for c in range(rank, 52, 13):
-                        relevant[c] = True
-                    if rank > 0:
-                        relevant[t - 1] = True
-                    if rank < 12:
-                        relevant[t + 1] = True
-            self._relevant = relevant
-        return tops
+    def _index_centre(self) -> None:
+        """Index the face-up centre cards for :func:`scoring_piles`, and mark which cards could
+        possibly group with them (same rank, or same suit and one rank away). Valid until a
+        centre pile changes."""
+        tops = tuple([pile[-1] if pile else -1 for pile in self.centre])
+        self._rank_piles, self._pile_of = index_tops(tops)
+        relevant = [False] * 52
+        for t in tops:
+            if t >= 0:
+                rank = RANK_OF[t]
+                for c in range(rank, 52, 13):
+                    relevant[c] = True
+                if rank > 0:
+                    relevant[t - 1] = True
+                if rank < 12:
+                    relevant[t + 1] = True
+        self._relevant = relevant
+        self._centre_indexed = True
 
     def _score(self, cards: list[int], piles: int) -> None:
         """Put a scored group in front of the current player; each centre pile taken from turns
         its next card face up (by popping the taken top)."""
         seat = self.current_player
         views = self._views
-        self._tops_cache = None
+        self._centre_indexed = False
         for p in range(NUM_PILES):
             if piles >> p & 1:
                 pile = self.centre[p]
@@ -663,16 +661,16 @@ class MegaMemoryEngine(CachedViews, Engine):
         # Each phase starts from its fixed part (one copy), then adds what depends on cards.
         mask[:] = self._base_items[phase]
         if phase == FIRST:
-            if self._tops_cache is None:
-                self._tops()
+            if not self._centre_indexed:
+                self._index_centre()
             if self._relevant[self.first_card]:
                 for piles in scoring_piles((self.first_card,), self._rank_piles, self._pile_of):
                     mask[SCORE_BASE + piles - 1] = 1
             if self.discard:
                 mask[FLIP_DISCARD] = 1
         elif phase == SIDE:
-            if self._tops_cache is None:
-                self._tops()
+            if not self._centre_indexed:
+                self._index_centre()
             first, second = self.first_card, self.second_card
             relevant = self._relevant
             if relevant[second]:
@@ -880,7 +878,7 @@ class MegaMemoryEngine(CachedViews, Engine):
 
     def _after_load(self) -> None:
         self._mask_valid = False
-        self._tops_cache = None
+        self._centre_indexed = False
         self._views_ok = False
         self._sync_pile_memory()
 
