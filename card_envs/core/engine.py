@@ -96,6 +96,7 @@ class Engine:
         self.truncated = False
         self.winners: list[int] = []
         self.num_steps = 0
+        self._win_payments: dict[tuple[int, ...], np.ndarray] = {}
         self._build()
         # Fixed for the engine's life; step() reads them at every decision.
         self._forgets = self.tracker is not None and self.tracker.forget_p > 0.0
@@ -280,7 +281,13 @@ class Engine:
         self.terminated = True
         self.winners = sorted(winners)
         if self.reward_mode == "win":
-            self.rewards += self.win_rewards(self.winners)
+            # Few winner sets ever occur: their payments are built once (read-only arrays).
+            key = tuple(self.winners)
+            pay = self._win_payments.get(key)
+            if pay is None:
+                pay = self._win_payments[key] = self.win_rewards(key)
+                pay.flags.writeable = False
+            self.rewards += pay
 
     def result(self) -> dict[str, Any]:
         """What the episode came to (winners, and the game's scores); games extend it."""

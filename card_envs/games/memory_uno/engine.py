@@ -201,6 +201,7 @@ class MemoryUnoEngine(Engine):
         assert offsets["turns"] == TURNS_AT
         self._off = offsets
         self._occ_at, self._sel_at = offsets["occ"], offsets["sel"]
+        self._seen_at, self._kk_at = offsets["seen"], offsets["kk"]
         self._turn_at, self._lock_at = offsets["turn"], offsets["lock"]
         self._scores_at = offsets["totals"]
         self._scores_format = f"={2 * n}f"  # native float32, no padding
@@ -246,6 +247,9 @@ class MemoryUnoEngine(Engine):
         assert all(len(g) == layout.size for g in self._gidx)
         self._rel_slot = [[((s + a // SLOTS) % n) * SLOTS + a % SLOTS for a in range(ns)]
                           for s in range(n)]
+        # Per seat: where its row starts in the flat tracker memory and in the graveyard memory.
+        self._seat_rows = [(s * (ns + NUM_CARDS), offsets["gmem"] + s * NUM_KINDS)
+                           for s in range(n)]
 
         state = ObsLayout()
         state.add("cards", ns * NUM_KINDS)
@@ -390,10 +394,16 @@ class MemoryUnoEngine(Engine):
 
     # -- knowledge and source-vector bookkeeping -------------------------------------------
     def _see(self, slot: int, card: int, seat: int) -> None:
-        """``seat`` sees ``card`` at hand ``slot``."""
-        self.tracker.known[seat, slot] = card
-        self.witnessed[seat, slot] = 1.0
-        self._kk[seat, slot] = KNOWN_ROW_OF[card]
+        """``seat`` sees ``card`` at hand ``slot``. Its row of ``_kk`` there is all zeros or
+        already this card's (memory is the card at the slot or nothing), so setting the known
+        flag and the kind flag is the whole update."""
+        self._known_v[self._seat_rows[seat][0] + slot] = card
+        x = seat * self.num_slots + slot
+        sv = self._sv
+        sv[self._seen_at + x] = 1.0
+        kk = self._kk_at + 16 * x
+        sv[kk] = 1.0
+        sv[kk + 1 + KIND_OF[card]] = 1.0
 
     def _see_all(self, slot: int, card: int) -> None:
         self._kcol[slot].fill(card)  # tracker.known[:, slot]
@@ -453,17 +463,25 @@ class MemoryUnoEngine(Engine):
         occ2 = self._occ2
         occ2[slot] = occ2[slot + self.num_slots] = flag
 
+    # Burying and unburying touch one entry per seat: single writes through the memoryviews
+    # cost a fraction of numpy's column and boolean indexing. The memory shares are multiples
+    # of 1/4, exact in float32 either way.
     def _bury(self, card: int) -> None:
         """``card`` was covered on the graveyard: from now on it is memory, not table."""
-        self.tracker.known[:, self.grave_base + card] = card
-        self._gmem[:, KIND_OF[card]] += INV_COPIES_OF[card]
+        known, sv = self._known_v, self._sv
+        k, g, share = self.grave_base + card, KIND_OF[card], INV_COPIES_OF[card]
+        for known_row, gmem_row in self._seat_rows:
+            known[known_row + k] = card
+            sv[gmem_row + g] += share
 
     def _unbury(self, card: int) -> None:
         """``card`` is the graveyard's top again (the card above it was drawn)."""
-        col = self.tracker.known[:, self.grave_base + card]
-        knew = col >= 0
-        col[:] = -1
-        self._gmem[knew, KIND_OF[card]] -= INV_COPIES_OF[card]
+        known, sv = self._known_v, self._sv
+        k, g, share = self.grave_base + card, KIND_OF[card], INV_COPIES_OF[card]
+        for known_row, gmem_row in self._seat_rows:
+            if known[known_row + k] >= 0:
+                known[known_row + k] = -1
+                sv[gmem_row + g] -= share
 
     def _land(self, card: int) -> None:
         # The top card's kind flag moves by single writes; the deck size does not change here.
