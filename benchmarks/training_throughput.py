@@ -58,7 +58,8 @@ def main() -> None:
     def venv(rates: dict[str, float]) -> SelfPlayVecEnv:
         return SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, rates, pool_size=sp.pool_size,
                               latest_prob=sp.latest_prob, learner_seat=sp.learner_seat,
-                              opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed)
+                              opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,
+                              reward=sp.reward, reward_scale=sp.reward_scale)
 
     print(f"{cfg.game}: {sp.n_envs} envs, n_steps {cfg.ppo['n_steps']}, batch "
           f"{cfg.ppo['batch_size']}, epochs {cfg.ppo['n_epochs']}, net "

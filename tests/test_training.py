@@ -79,6 +79,8 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"selfplay": {"opponents": {"heuristc": 1.0}}}, r"opponents.heuristc: .*'heuristic'"),
         ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one rate"),
         ({"selfplay": {"learner_seat": 7}}, r"selfplay.learner_seat"),
+        ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected one of"),
+        ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a positive"),
         ({"training": {"total_timestep": 5}}, r"'total_timesteps'"),
         ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected a positive"),
         ({"evaluation": {"games": True}}, r"evaluation.games: expected int"),
@@ -148,6 +150,60 @@ def test_vecenv_delivers_terminal_rewards_and_masks(game: str) -> None:
             returns[i] = 0.0
             episodes += 1
     assert episodes > 0
+
+
+def _episode_returns(env: SelfPlayVecEnv, steps: int, seed: int) -> list[tuple[float, dict]]:
+    """(learner return, info) of every episode that ends within ``steps`` random steps."""
+    env.reset()
+    rng = np.random.default_rng(seed)
+    returns = np.zeros(env.num_envs)
+    done_episodes = []
+    for _ in range(steps):
+        _, rewards, dones, infos = env.step(_random_learner_actions(env, rng))
+        returns += rewards
+        for i in np.flatnonzero(dones):
+            assert infos[i]["episode"]["r"] == pytest.approx(returns[i])
+            done_episodes.append((float(returns[i]), infos[i]))
+            returns[i] = 0.0
+    return done_episodes
+
+
+def test_vecenv_zero_sum_rewards_pay_the_learner_its_margin() -> None:
+    # Win rewards, two seats: the margin of +1 over -1 is 2; scaled by 1/2 it is the win again.
+    env = SelfPlayVecEnv("roy", {}, 8, {"random": 1.0, "heuristic": 1.0}, seed=0,
+                         reward="zero_sum", reward_scale=0.5)
+    episodes = _episode_returns(env, 400, seed=0)
+    assert episodes
+    for ret, info in episodes:
+        if info["winners"]:
+            assert ret == pytest.approx(1.0 if info["learner_seat"] in info["winners"] else -1.0)
+    # Score rewards (ROY pays a hand's points to its winner only): a won hand pays the learner
+    # its points, a lost one costs it the winner's, the same trajectories as with the plain
+    # learner reward (which pays nothing for a lost hand).
+    plain = SelfPlayVecEnv("roy", {"reward": "score"}, 8, {"random": 1.0}, seed=3)
+    margin = SelfPlayVecEnv("roy", {"reward": "score"}, 8, {"random": 1.0}, seed=3,
+                            reward="zero_sum", reward_scale=0.01)
+    plain_episodes = _episode_returns(plain, 300, seed=3)
+    margin_episodes = _episode_returns(margin, 300, seed=3)
+    assert len(plain_episodes) == len(margin_episodes) > 5
+    lost = 0
+    for (own, info), (ret, same) in zip(plain_episodes, margin_episodes, strict=True):
+        assert info["winners"] == same["winners"]
+        if info["learner_seat"] in info["winners"]:
+            assert ret == pytest.approx(own / 100) and own > 0
+        elif info["winners"]:
+            assert own == 0 and ret < 0
+            lost += 1
+    assert lost > 0
+    # Three seats: the other two share the margin's negative side.
+    env3 = SelfPlayVecEnv("roy", {"num_players": 3}, 4, {"random": 1.0}, seed=0,
+                          reward="zero_sum", reward_scale=2.0)
+    env3.reset()
+    for i in range(4):
+        weights = env3._reward_weights[i]
+        learner = int(env3.learner[i])
+        assert weights[learner] == 2.0
+        assert np.delete(weights, learner).tolist() == [-1.0, -1.0]
 
 
 def test_vecenv_losses_on_opponent_moves_reach_the_learner() -> None:
@@ -360,3 +416,19 @@ def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path) -
     cfg = from_dict(data)
     with pytest.raises(ValueError, match="training.init_from: .* does not fit"):
         train(cfg, tmp_path, progress=False)
+
+
+def test_cloning_values_are_the_reward_to_come_as_self_play_pays_it() -> None:
+    from training.pretrain import collect
+
+    # One ROY hand with score rewards: only the hand's end pays, so every decision of a seat
+    # has the same reward to come, and under zero_sum the two seats' are opposite.
+    data = collect("roy", {"reward": "score"}, games=1, max_decisions=100_000, seed=0,
+                   reward="zero_sum", reward_scale=0.01)
+    values = sorted(set(np.round(data.returns, 5).tolist()))
+    assert len(values) == 2 and values[0] == -values[1] != 0
+    # Full games: a won hand's points count only for the decisions before it.
+    data = collect("roy", {"reward": "score", "episode": "game", "target_score": 30}, games=1,
+                   max_decisions=100_000, seed=0)
+    assert (data.returns >= 0).all()
+    assert len(set(data.returns.tolist())) > 2

@@ -34,6 +34,8 @@ class SelfPlayConfig:
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.6, "random": 0.2, "heuristic": 0.2}
     )
+    reward: str = "learner"  # "learner": its own game reward; "zero_sum": minus the others' mean
+    reward_scale: float = 1.0  # learner rewards are multiplied by this
 
 
 @dataclass
@@ -237,6 +239,14 @@ def _check_values(cfg: Config) -> None:
     for name, value in positive.items():
         if value <= 0:
             raise ConfigError(f"{name}: expected a positive number, got {value!r}")
+    from training.selfplay import REWARD_MODES
+
+    if sp.reward not in REWARD_MODES:
+        raise ConfigError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
+                          f"got {sp.reward!r}")
+    if sp.reward_scale <= 0:
+        raise ConfigError(f"selfplay.reward_scale: expected a positive number, got "
+                          f"{sp.reward_scale!r}")
     if not 0.0 <= sp.latest_prob <= 1.0:
         raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
                           f"got {sp.latest_prob}")

@@ -5,7 +5,8 @@ already knows (where remembered cards are, which effects pay). Cloning it first 
 learner at roughly the heuristic's level in a minute or two; PPO then has to find only what the
 heuristic misses. Every seat is played by the heuristic and every decision is kept, from the
 deciding seat's own observation: the policy learns the chosen action (cross-entropy over legal
-actions), the value head the seat's final reward.
+actions), the value head the seat's reward from that decision on, weighted as self-play will
+pay it (``selfplay.reward``, ``selfplay.reward_scale``).
 """
 
 from __future__ import annotations
@@ -26,17 +27,22 @@ class Demonstrations:
     observations: np.ndarray  # float32 (N, obs)
     masks: np.ndarray  # bool (N, actions)
     actions: np.ndarray  # int64 (N,)
-    returns: np.ndarray  # float32 (N,): the deciding seat's episode reward
+    returns: np.ndarray  # float32 (N,): the deciding seat's reward from this decision on
 
     def __len__(self) -> int:
         return len(self.actions)
 
 
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
-            seed: int) -> Demonstrations:
-    """Heuristic-vs-heuristic games; every decision with the decider's eventual reward."""
+            seed: int, reward: str = "learner", reward_scale: float = 1.0) -> Demonstrations:
+    """Heuristic-vs-heuristic games; every decision with the decider's reward to come."""
     engine = make_engine(game, **env_config)
     n = engine.num_players
+    # weights[s] turns the seats' game rewards into seat s's, as SelfPlayVecEnv pays them.
+    other = -1.0 / (n - 1) if reward == "zero_sum" and n > 1 else 0.0
+    weights = np.full((n, n), other)
+    np.fill_diagonal(weights, 1.0)
+    weights *= reward_scale
     agents = [make_agent("heuristic", game, engine.config, seed=seed + i) for i in range(n)]
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
@@ -46,6 +52,7 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
     for g in range(games):
         engine.reset(seed=seed * 1_000_003 + g)
         seats: list[int] = []
+        earned: list[float] = []  # the decider's reward before its decision
         total = np.zeros(n)
         while not engine.done:
             seat = engine.current_player
@@ -56,9 +63,10 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
             mask_rows.append(mask.astype(bool))
             actions.append(int(action))
             seats.append(seat)
+            earned.append(float(total[seat]))
             engine.step(int(action))
-            total += engine.rewards
-        returns += [float(total[s]) for s in seats]
+            total += weights @ engine.rewards
+        returns += [float(total[s]) - e for s, e in zip(seats, earned, strict=True)]
         if len(actions) >= max_decisions:
             break
     keep = slice(0, max_decisions)
@@ -128,9 +136,9 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
 
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
              batch_size: int, learning_rate: float, max_decisions: int,
-             seed: int) -> dict[str, float]:
+             seed: int, reward: str = "learner", reward_scale: float = 1.0) -> dict[str, float]:
     start = time.time()
-    data = collect(game, env_config, games, max_decisions, seed)
+    data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale)
     stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed)
     stats.update(decisions=len(data), seconds=round(time.time() - start, 1))
     return stats

@@ -27,6 +27,7 @@ from card_envs.agents import make_agent
 from card_envs.games import make_engine
 from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
 
+REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
 _MAX_REDEALS = 100
 
@@ -89,6 +90,10 @@ class SelfPlayVecEnv(VecEnv):
         latest_prob: share of self-play seats that get the newest snapshot.
         learner_seat: a seat number, or ``"random"`` to rotate the learner each episode.
         seed: seeds every game, the seat and opponent draws, and the opponents' sampling.
+        reward: ``"learner"`` pays the learner its own reward from the game; ``"zero_sum"``
+            pays its reward minus the mean of the other seats' (with ``reward="score"`` games:
+            the point margin, which a race to a target rewards, rather than points alone).
+        reward_scale: every learner reward is multiplied by this (scores to about +-1).
     """
 
     def __init__(
@@ -102,7 +107,12 @@ class SelfPlayVecEnv(VecEnv):
         learner_seat: int | str = "random",
         opponent_deterministic: bool = False,
         seed: int = 0,
+        reward: str = "learner",
+        reward_scale: float = 1.0,
     ) -> None:
+        if reward not in REWARD_MODES:
+            raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
+                             f"got {reward!r}")
         seeds = np.random.SeedSequence(seed).spawn(n_envs + 2)
         self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
         for engine, ss in zip(self.engines, seeds[2:], strict=True):
@@ -132,6 +142,10 @@ class SelfPlayVecEnv(VecEnv):
                                 if weights[1] > 0 else None)
 
         n = self.num_players
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        # Per env, the weight of each seat's game reward in the learner's: set per episode.
+        self._reward_weights = np.zeros((n_envs, n), dtype=np.float64)
         self.learner = np.zeros(n_envs, dtype=np.int64)
         self.seat_actor = np.zeros((n_envs, n), dtype=np.int64)  # actor id per seat
         self.ep_return = np.zeros(n_envs, dtype=np.float64)
@@ -165,7 +179,7 @@ class SelfPlayVecEnv(VecEnv):
                 raise ValueError(f"env {i}: the learner chose illegal action {a} "
                                  f"({engine.illegal_reason(a)})")
             engine.step(a)
-            rewards[i] += engine.rewards[self.learner[i]]
+            rewards[i] += self._reward_weights[i] @ engine.rewards
             self.ep_length[i] += 1
         self._advance(list(range(self.num_envs)), rewards, finished)
         dones = np.zeros(self.num_envs, dtype=bool)
@@ -211,6 +225,7 @@ class SelfPlayVecEnv(VecEnv):
         rng = self.rng
         opt = self.learner_seat_option
         self.learner[i] = rng.integers(n) if opt == "random" else int(opt)
+        self._set_reward_weights(i)
         kinds = rng.choice(3, size=n, p=self.kind_p)
         for seat in range(n):
             kind = kinds[seat]
@@ -227,6 +242,13 @@ class SelfPlayVecEnv(VecEnv):
         self.ep_return[i] = 0.0
         self.ep_length[i] = 0
         self.ep_start[i] = time.time()
+
+    def _set_reward_weights(self, i: int) -> None:
+        n = self.num_players
+        weights = self._reward_weights[i]
+        weights.fill(-1.0 / (n - 1) if self.reward_mode == "zero_sum" and n > 1 else 0.0)
+        weights[self.learner[i]] = 1.0
+        weights *= self.reward_scale
 
     def _actor(self, actor_id: int):
         if actor_id == RANDOM:
@@ -284,7 +306,7 @@ class SelfPlayVecEnv(VecEnv):
                                          f"action {a}: {engine.illegal_reason(a)}")
                     engine.step(a)
                     if in_episode[i] and rewards is not None:
-                        rewards[i] += engine.rewards[self.learner[i]]
+                        rewards[i] += self._reward_weights[i] @ engine.rewards
             live = still
 
     def _finish(self, i: int, last_reward: float) -> dict[str, Any]:
@@ -340,6 +362,8 @@ class SelfPlayVecEnv(VecEnv):
         self.rng.bit_generator.state = state["rng"]
         self.pool.rng.bit_generator.state = state["opp_rng"]
         self.learner[:] = state["learner"]
+        for i in range(self.num_envs):
+            self._set_reward_weights(i)
         self.seat_actor[:] = state["seat_actor"]
         self.ep_return[:] = state["ep_return"]
         self.ep_length[:] = state["ep_length"]

@@ -260,7 +260,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
     # 1. N games of the game, opponents batched, learner seat rotating.
     venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, sp.opponents, pool_size=sp.pool_size,
                           latest_prob=sp.latest_prob, learner_seat=sp.learner_seat,
-                          opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed)
+                          opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,
+                          reward=sp.reward, reward_scale=sp.reward_scale)
 
     # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
     model = MaskablePPO("MlpPolicy", venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
@@ -281,7 +282,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
             pt = cfg.pretrain
             pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
                                       pt.batch_size, pt.learning_rate, pt.max_decisions,
-                                      seed=cfg.seed)
+                                      seed=cfg.seed, reward=sp.reward,
+                                      reward_scale=sp.reward_scale)
             print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
                   f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
                   f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
