@@ -432,3 +432,23 @@ def test_cloning_values_are_the_reward_to_come_as_self_play_pays_it() -> None:
                    max_decisions=100_000, seed=0)
     assert (data.returns >= 0).all()
     assert len(set(data.returns.tolist())) > 2
+
+
+def test_seed_flag_overrides_the_config_seed_of_a_new_run(tmp_path: Path, monkeypatch) -> None:
+    import training.train as train_module
+
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    seen = {}
+
+    def fake_train(cfg, run_dir, resume=False, progress=True):
+        seen["seed"] = cfg.seed
+        return {"num_timesteps": 0, "elapsed_seconds": 0.0, "stopped_by_time_limit": False}
+
+    monkeypatch.setattr(train_module, "train", fake_train)
+    train_main(["--config", str(cfg_path), "--seed", "7", "--runs-dir", str(tmp_path / "runs"),
+                "--run-name", "s7", "--no-progress"])
+    assert seen["seed"] == 7
+    assert load_config(tmp_path / "runs" / "roy" / "s7" / "config.yaml").seed == 7
+    with pytest.raises(SystemExit):
+        train_main(["--resume", str(tmp_path / "runs" / "roy" / "s7"), "--seed", "3"])

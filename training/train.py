@@ -364,12 +364,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--runs-dir", default="runs")
     parser.add_argument("--run-name", default=None)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="with --config: override the config's seed (one config, many seeds)")
     parser.add_argument("--total-timesteps", type=int, default=None,
                         help="with --resume: train to this many steps (extends a finished run)")
     parser.add_argument("--time-limit-minutes", type=float, default=None,
                         help="with --resume: a new wall-time limit for the whole run")
     args = parser.parse_args(argv)
 
+    if args.resume and args.seed is not None:
+        parser.error("--seed applies to a new run; a resumed run keeps its own seed")
     if args.resume:
         run_dir = Path(args.resume)
         if not (run_dir / "config.yaml").is_file():
@@ -383,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             save_config(cfg, run_dir / "config.yaml")
     else:
         cfg = load_config(args.config)
+        if args.seed is not None:
+            cfg.seed = args.seed
         run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
         save_config(cfg, run_dir / "config.yaml")
     print(f"run directory: {run_dir}")
