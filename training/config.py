@@ -239,14 +239,12 @@ def _check_values(cfg: Config) -> None:
     for name, value in positive.items():
         if value <= 0:
             raise ConfigError(f"{name}: expected a positive number, got {value!r}")
-    from training.selfplay import REWARD_MODES
+    from training.selfplay import check_reward
 
-    if sp.reward not in REWARD_MODES:
-        raise ConfigError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
-                          f"got {sp.reward!r}")
-    if sp.reward_scale <= 0:
-        raise ConfigError(f"selfplay.reward_scale: expected a positive number, got "
-                          f"{sp.reward_scale!r}")
+    try:
+        check_reward(sp.reward, sp.reward_scale)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     if not 0.0 <= sp.latest_prob <= 1.0:
         raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
                           f"got {sp.latest_prob}")

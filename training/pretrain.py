@@ -20,6 +20,7 @@ from sb3_contrib import MaskablePPO
 
 from card_envs.agents import make_agent
 from card_envs.games import make_engine
+from training.selfplay import reward_weights
 
 
 @dataclass
@@ -38,11 +39,8 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
     """Heuristic-vs-heuristic games; every decision with the decider's reward to come."""
     engine = make_engine(game, **env_config)
     n = engine.num_players
-    # weights[s] turns the seats' game rewards into seat s's, as SelfPlayVecEnv pays them.
-    other = -1.0 / (n - 1) if reward == "zero_sum" and n > 1 else 0.0
-    weights = np.full((n, n), other)
-    np.fill_diagonal(weights, 1.0)
-    weights *= reward_scale
+    # Row s turns the seats' game rewards into seat s's, as self-play pays them.
+    weights = np.stack([reward_weights(n, s, reward, reward_scale) for s in range(n)])
     agents = [make_agent("heuristic", game, engine.config, seed=seed + i) for i in range(n)]
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []

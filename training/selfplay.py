@@ -29,6 +29,22 @@ from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_poli
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
+
+
+def check_reward(mode: str, scale: float) -> None:
+    if mode not in REWARD_MODES:
+        raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
+                         f"got {mode!r}")
+    if not scale > 0:
+        raise ValueError(f"selfplay.reward_scale: expected a positive number, got {scale!r}")
+
+
+def reward_weights(num_players: int, seat: int, mode: str, scale: float) -> np.ndarray:
+    """How the seats' game rewards add up to ``seat``'s training reward (see ``reward``)."""
+    other = -1.0 / (num_players - 1) if mode == "zero_sum" and num_players > 1 else 0.0
+    weights = np.full(num_players, other)
+    weights[seat] = 1.0
+    return weights * scale
 _MAX_REDEALS = 100
 
 
@@ -110,9 +126,7 @@ class SelfPlayVecEnv(VecEnv):
         reward: str = "learner",
         reward_scale: float = 1.0,
     ) -> None:
-        if reward not in REWARD_MODES:
-            raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
-                             f"got {reward!r}")
+        check_reward(reward, reward_scale)
         seeds = np.random.SeedSequence(seed).spawn(n_envs + 2)
         self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
         for engine, ss in zip(self.engines, seeds[2:], strict=True):
@@ -244,11 +258,8 @@ class SelfPlayVecEnv(VecEnv):
         self.ep_start[i] = time.time()
 
     def _set_reward_weights(self, i: int) -> None:
-        n = self.num_players
-        weights = self._reward_weights[i]
-        weights.fill(-1.0 / (n - 1) if self.reward_mode == "zero_sum" and n > 1 else 0.0)
-        weights[self.learner[i]] = 1.0
-        weights *= self.reward_scale
+        self._reward_weights[i] = reward_weights(self.num_players, int(self.learner[i]),
+                                                 self.reward_mode, self.reward_scale)
 
     def _actor(self, actor_id: int):
         if actor_id == RANDOM:
