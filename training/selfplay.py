@@ -29,9 +29,11 @@ from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_poli
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
+_MAX_REDEALS = 100
 
 
 def check_reward(mode: str, scale: float) -> None:
+    """Raise ``ValueError`` naming the ``selfplay`` key if the reward settings are invalid."""
     if mode not in REWARD_MODES:
         raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
                          f"got {mode!r}")
@@ -45,7 +47,6 @@ def reward_weights(num_players: int, seat: int, mode: str, scale: float) -> np.n
     weights = np.full(num_players, other)
     weights[seat] = 1.0
     return weights * scale
-_MAX_REDEALS = 100
 
 
 class OpponentPool:
