@@ -437,14 +437,9 @@ class MegaMemoryEngine(CachedViews, Engine):
         """The card at ``slot`` left it (or was replaced unseen): nobody remembers it there."""
         if self._perfect_memory:  # both seats remember the same
             if slot >= DISCARD_SLOT_BASE:
-                card = self._pile_memory.pop(slot, -1)
+                card = self._drop_pile_memory(slot)
                 if card < 0:
                     return  # nobody remembers this pile position: nothing to forget
-                self._depth_stale = BOTH_SEATS
-                in_deck = slot >= DECK_SLOT_BASE
-                self._depth_items[52 * in_deck + card] = 0.0
-                self._remembered_items[52 * in_deck + card] = 0.0
-                self._mem_count[in_deck] -= 1
             else:
                 card = self._known_items[slot]
                 if card < 0:
@@ -462,6 +457,18 @@ class MegaMemoryEngine(CachedViews, Engine):
                 self._row_items[seat][self._flag_off[seat][slot] + card] = 0.0
         self.tracker.conceal(slot)
 
+    def _drop_pile_memory(self, slot: int) -> int:
+        """Perfect memory: the card both seats remembered at pile ``slot`` is no longer there;
+        its depth bookkeeping goes with it. Returns the card (-1: nobody remembered one)."""
+        card = self._pile_memory.pop(slot, -1)
+        if card >= 0:
+            in_deck = slot >= DECK_SLOT_BASE
+            self._depth_items[52 * in_deck + card] = 0.0
+            self._remembered_items[52 * in_deck + card] = 0.0
+            self._mem_count[in_deck] -= 1
+            self._depth_stale = BOTH_SEATS
+        return card
+
     def _move_slot(self, src: int, dst: int) -> None:
         """A face-down card moved unseen: whoever remembered it at ``src`` knows it at ``dst``."""
         # Only deck -> side moves happen (refills), so pile memory only ever loses the card.
@@ -469,16 +476,12 @@ class MegaMemoryEngine(CachedViews, Engine):
         self._forget_slot(dst)
         rows = self._row_items
         if self._perfect_memory:  # both seats remember the same
-            card = self._pile_memory.pop(src, -1)
+            card = self._drop_pile_memory(src)
             if card >= 0:
                 for seat in (0, 1):
                     flag_off = self._flag_off[seat]
                     rows[seat][flag_off[src] + card] = 0.0
                     rows[seat][flag_off[dst] + card] = 1.0
-                self._depth[52 + card] = 0.0
-                self._remembered[52 + card] = 0.0
-                self._mem_count[1] -= 1
-                self._depth_stale = BOTH_SEATS
         else:
             for seat in (0, 1):
                 held = self._held[seat]

@@ -230,7 +230,10 @@ class MemoryUnoEngine(Engine):
         # A just-dealt round before the deal's kinds are known: every seat holds positions
         # 0..3 and has seen (and knows) its bottom two.
         # (slot, flat tracker index, source index of kind 0) of each seat's bottom two.
-        self._peeks = [(s * SLOTS + p, s * (ns + NUM_CARDS) + s * SLOTS + p,
+        # Per seat: where its row starts in the flat tracker memory and in the graveyard memory.
+        self._seat_rows = [(s * (ns + NUM_CARDS), offsets["gmem"] + s * NUM_KINDS)
+                           for s in range(n)]
+        self._peeks = [(s * SLOTS + p, self._seat_rows[s][0] + s * SLOTS + p,
                         offsets["kk"] + (s * ns + s * SLOTS + p) * 16 + 1)
                        for s in range(n) for p in BOTTOM]
         self._window_order = [[(placer + k) % n for k in range(1, n + 1)] for placer in range(n)]
@@ -247,9 +250,6 @@ class MemoryUnoEngine(Engine):
         assert all(len(g) == layout.size for g in self._gidx)
         self._rel_slot = [[((s + a // SLOTS) % n) * SLOTS + a % SLOTS for a in range(ns)]
                           for s in range(n)]
-        # Per seat: where its row starts in the flat tracker memory and in the graveyard memory.
-        self._seat_rows = [(s * (ns + NUM_CARDS), offsets["gmem"] + s * NUM_KINDS)
-                           for s in range(n)]
 
         state = ObsLayout()
         state.add("cards", ns * NUM_KINDS)
