@@ -87,6 +87,10 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"env": {"num_player": 2}}, r"env: unknown config key 'num_player'.*'num_players'"),
         ({"env": {"num_players": 9}}, r"env: invalid value 9 for 'num_players'"),
         ({"game": "ryo"}, r"unknown game 'ryo' \(did you mean 'roy'\?\)"),
+        ({"features": "smart"}, r"features: expected 'raw' or 'derived', got 'smart'"),
+        ({"features": "derived"}, r"features: roy has no derived features"),
+        ({"ppo": {"policy_kwargs": {"features_extractor_class": "X"}}},
+         r"ppo.policy_kwargs.features_extractor_class: .*top-level 'features"),
     ],
 )
 def test_config_errors_name_the_key(patch: dict, message: str) -> None:

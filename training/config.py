@@ -1,6 +1,6 @@
 """Training configuration: one YAML per game, every key validated on load.
 
-A config has seven sections; ``game`` and ``seed`` sit at the top level. A key that is unknown or
+A config has seven sections; ``game``, ``seed`` and ``features`` sit at the top level. A key that is unknown or
 of the wrong type is an error naming it (``ppo.n_step: unknown key (did you mean 'n_steps'?)``),
 because a mistyped hyperparameter that silently falls back to its default wastes a whole run.
 The game's own options (``env``) are checked by the game's engine, and MaskablePPO's keyword
@@ -76,6 +76,7 @@ class EvaluationConfig:
 class Config:
     game: str
     seed: int = 0
+    features: str = "raw"  # policy input: "raw" observation, or "derived" (game's features.py)
     env: dict[str, Any] = field(default_factory=dict)
     ppo: dict[str, Any] = field(default_factory=dict)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
@@ -166,7 +167,11 @@ def _validate_ppo(ppo: dict[str, Any]) -> dict[str, Any]:
     pk = merged.get("policy_kwargs") or {}
     pol_allowed = [k for k in inspect.signature(MaskableActorCriticPolicy.__init__).parameters
                    if k not in ("self", "observation_space", "action_space", "lr_schedule")]
+    pol_allowed = [k for k in pol_allowed if not k.startswith("features_extractor")]
     for key in pk:
+        if str(key).startswith("features_extractor"):
+            raise ConfigError(f"ppo.policy_kwargs.{key}: set the policy input with the "
+                              "top-level 'features: raw | derived' instead")
         if key not in pol_allowed:
             raise _unknown("ppo.policy_kwargs.", str(key), pol_allowed)
     return merged
@@ -183,6 +188,16 @@ def _validate_env(game: str, env: dict[str, Any]) -> None:
         make_engine(game, **env)
     except ValueError as err:
         raise ConfigError(f"env: {err}") from None
+
+
+def _check_features(game: str, features: Any) -> str:
+    from card_envs.games import get_game
+
+    if features not in ("raw", "derived"):
+        raise ConfigError(f"features: expected 'raw' or 'derived', got {features!r}")
+    if features == "derived" and get_game(game).features is None:
+        raise ConfigError(f"features: {game} has no derived features; use 'raw'")
+    return str(features)
 
 
 def from_dict(data: dict[str, Any]) -> Config:
@@ -203,6 +218,7 @@ def from_dict(data: dict[str, Any]) -> Config:
     cfg = Config(
         game=game,
         seed=_check_type("seed", data.get("seed", 0), "int"),
+        features=_check_features(game, data.get("features", "raw")),
         env=dict(env),
         ppo=_validate_ppo(data.get("ppo") or {}),
         selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay")),

@@ -116,7 +116,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             losses.append(loss.item())
-            hits += _greedy_hits(policy, obs[idx], masks[idx], actions[idx])
+            if epoch == epochs:  # an extra forward pass: only for the reported last epoch
+                hits += _greedy_hits(policy, obs[idx], masks[idx], actions[idx])
         stats.update(bc_loss=float(np.mean(losses)), bc_accuracy=hits / n_fit)
         if n_val:
             val = sum(_greedy_hits(policy, obs[s:s + batch_size], masks[s:s + batch_size],

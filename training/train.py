@@ -19,6 +19,7 @@ Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkp
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
 import json
 import time
@@ -265,7 +266,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
 
     # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
     model = MaskablePPO("MlpPolicy", venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
-                        **cfg.ppo)
+                        **ppo_arguments(cfg))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
     # 3. Fresh run: the untrained policy is the pool's first snapshot. Resume: restore it all.
@@ -315,6 +316,18 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
     return summary
 
 
+def ppo_arguments(cfg: Config) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments: ``cfg.ppo`` plus the policy input ``cfg.features``."""
+    ppo = copy.deepcopy(cfg.ppo)
+    if cfg.features == "derived":
+        from card_envs.agents.features import DerivedFeatures
+
+        kwargs = ppo.setdefault("policy_kwargs", {})
+        kwargs["features_extractor_class"] = DerivedFeatures
+        kwargs["features_extractor_kwargs"] = {"game": cfg.game, "env_config": dict(cfg.env)}
+    return ppo
+
+
 def init_weights(model: MaskablePPO, path: str) -> None:
     """Start from a saved policy's weights (same game layout and net_arch), fresh optimizer."""
     from card_envs.agents.policy import load_maskable_ppo
@@ -324,7 +337,7 @@ def init_weights(model: MaskablePPO, path: str) -> None:
         model.policy.load_state_dict(source.policy.state_dict())
     except RuntimeError as err:
         raise ValueError(f"training.init_from: {path!r} does not fit this config's policy "
-                         f"(game layout or ppo.policy_kwargs.net_arch differ): {err}") from None
+                         f"(game layout, features or ppo.policy_kwargs.net_arch differ): {err}") from None
 
 
 def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> None:

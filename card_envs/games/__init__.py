@@ -18,6 +18,7 @@ class GameSpec:
     gym_id: str  # Gymnasium id
     pz_id: str  # PettingZoo registry id
     parallel: bool = False  # the entry module also offers parallel_env()
+    features: str | None = None  # "module:function" of derived policy features, if any
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -28,6 +29,12 @@ class GameSpec:
     def heuristic_class(self) -> type:
         return _load(self.heuristic)
 
+    def features_builder(self) -> Any:
+        """The game's derived-feature builder (needs torch; see card_envs/agents/features.py)."""
+        if self.features is None:
+            raise ValueError(f"{self.name} has no derived policy features; use features: raw")
+        return _load(self.features)
+
 
 def _load(path: str) -> Any:
     module, _, attr = path.partition(":")
@@ -35,7 +42,7 @@ def _load(path: str) -> Any:
 
 
 def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur_cls: str,
-          parallel: bool = False) -> GameSpec:
+          parallel: bool = False, features: bool = False) -> GameSpec:
     return GameSpec(
         name=name,
         title=title,
@@ -45,17 +52,18 @@ def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur
         gym_id=f"card_envs/{camel}-v0",
         pz_id=f"card_envs/{package}-v0",
         parallel=parallel,
+        features=f"card_envs.games.{package}.features:derived_features" if features else None,
     )
 
 
 _ALL = [
     _spec("roy", "ROY", "Roy", "roy", "RoyEngine", "RoyHeuristic"),
     _spec("mega_memory", "Mega Mem-Ory Ultima-Ory", "MegaMemory", "mega_memory",
-          "MegaMemoryEngine", "MegaMemoryHeuristic"),
+          "MegaMemoryEngine", "MegaMemoryHeuristic", features=True),
     _spec("memory_uno", "Memory-Uno", "MemoryUno", "memory_uno", "MemoryUnoEngine",
           "MemoryUnoHeuristic"),
     _spec("deluxe_memory", "Deluxe Memory", "DeluxeMemory", "deluxe_memory",
-          "DeluxeMemoryEngine", "DeluxeMemoryHeuristic"),
+          "DeluxeMemoryEngine", "DeluxeMemoryHeuristic", features=True),
     _spec("dogpile", "Dogpile", "Dogpile", "dogpile", "DogpileEngine", "DogpileHeuristic",
           parallel=True),
 ]

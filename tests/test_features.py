@@ -1,0 +1,122 @@
+"""Derived policy features (card_envs/agents/features.py and each game's features.py).
+
+Known-answer checks on hand-written observations, then shape and sanity on real play: the
+features are a function of one seat's observation alone, so they cannot leak what it may not
+know.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from card_envs.agents.features import DerivedFeatures
+from card_envs.core.cards import card_id
+from card_envs.games import GAMES, get_game, make_engine
+
+FEATURE_GAMES = [name for name, spec in GAMES.items() if spec.features]
+CONFIGS = {"deluxe_memory": {"num_players": 2}, "mega_memory": {}}
+
+
+def extractor(game: str, config: dict) -> DerivedFeatures:
+    size = make_engine(game, **config).layout.size
+    box = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+    return DerivedFeatures(box, game=game, env_config=config)
+
+
+def derived(game: str, config: dict, obs: np.ndarray) -> np.ndarray:
+    """The derived part only (the raw observation is passed through first)."""
+    with torch.no_grad():
+        out = extractor(game, config)(torch.as_tensor(obs[None]))[0].numpy()
+    np.testing.assert_array_equal(out[:obs.size], obs)
+    return out[obs.size:]
+
+
+def test_features_games_are_the_memory_games() -> None:
+    assert set(FEATURE_GAMES) == {"deluxe_memory", "mega_memory"} & set(GAMES)
+    with pytest.raises(ValueError, match="roy has no derived policy features"):
+        get_game("roy").features_builder()
+
+
+def test_extractor_refuses_an_observation_space_of_another_size() -> None:
+    box = gym.spaces.Box(0, 1, (7,), np.float32)
+    with pytest.raises(ValueError, match="observes .* values"):
+        DerivedFeatures(box, game="deluxe_memory", env_config={})
+
+
+@pytest.mark.parametrize("game", FEATURE_GAMES)
+def test_features_on_real_play_are_finite_and_batch_consistent(game: str) -> None:
+    config = CONFIGS[game]
+    engine = make_engine(game, **config)
+    rng = np.random.default_rng(0)
+    rows = []
+    for g in range(3):
+        engine.reset(seed=g)
+        while not engine.done and len(rows) < 60 * (g + 1):
+            rows.append(engine.observation(engine.current_player).copy())
+            engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+    obs = torch.as_tensor(np.stack(rows))
+    net = extractor(game, config)
+    with torch.no_grad():
+        batch = net(obs)
+        one = torch.cat([net(obs[i:i + 1]) for i in range(len(obs))])
+    assert batch.shape == (len(rows), net.features_dim)
+    assert torch.isfinite(batch).all()
+    torch.testing.assert_close(batch, one)
+    assert (batch[:, obs.shape[1]:] != 0).any(), "derived features never fire in play"
+
+
+# -- Deluxe Memory -------------------------------------------------------------------------------
+def test_deluxe_features_find_known_pairs_and_the_first_cards_mate() -> None:
+    from card_envs.games.deluxe_memory.engine import CARD_FEAT, CARD_FEATURES, NUM_CELLS
+    from card_envs.games.deluxe_memory.features import PER_CELL
+
+    engine = make_engine("deluxe_memory", num_players=2)
+    obs = np.zeros(engine.layout.size, np.float32)
+    v = engine.layout.decode(obs)
+    v["present"][:] = 1.0
+    cards = v["cards"].reshape(NUM_CELLS, CARD_FEATURES)
+    # 5S and 5C (both black) pair; 5H pairs with both by rank, in another colour; KD is alone.
+    for cell, code in {10: "5S", 20: "5C", 30: "5H", 40: "KD"}.items():
+        cards[cell] = CARD_FEAT[card_id(code)]
+    v["first_pick"][30] = 1.0
+    f = derived("deluxe_memory", {"num_players": 2}, obs).reshape(PER_CELL, NUM_CELLS)
+    known, unknown, has_mate, colour_mate, matches_first, same_colour, pair_value = f
+    assert set(np.flatnonzero(known)) == {10, 20, 30, 40}
+    assert unknown[0] == 1.0 and unknown[10] == 0.0
+    assert set(np.flatnonzero(has_mate)) == {10, 20, 30}
+    assert set(np.flatnonzero(colour_mate)) == {10, 20}
+    assert set(np.flatnonzero(matches_first)) == {10, 20}  # not the first card itself
+    assert not same_colour.any()  # the first card is red, its known mates black
+    assert pair_value[10] == pytest.approx(5 / 13) and pair_value[40] == 0.0
+
+
+# -- Mega Mem-Ory --------------------------------------------------------------------------------
+def test_mega_features_relate_the_first_card_to_side_centre_and_scored_cards() -> None:
+    from card_envs.games.mega_memory.features import ENTITIES
+
+    engine = make_engine("mega_memory")
+    obs = np.zeros(engine.layout.size, np.float32)
+    v = engine.layout.decode(obs)
+    v["first_card"][card_id("7H")] = 1.0
+    v["my_side"].reshape(4, 52)[2, card_id("7C")] = 1.0  # a match in side slot 3
+    v["centre"].reshape(4, 52)[1, card_id("8H")] = 1.0  # a run in pile 2
+    v["centre"].reshape(4, 52)[3, card_id("9H")] = 1.0  # two ranks up in pile 4
+    v["my_scored"][card_id("7D")] = 1.0
+    f = derived("mega_memory", {}, obs)
+    known = f[:ENTITIES]
+    # entity order: first, second, discard top, under it, side 1..4, centre 1..4
+    assert set(np.flatnonzero(known)) == {0, 6, 9, 11}
+    upper = list(zip(*np.triu_indices(ENTITIES, 1), strict=True))
+    block = len(upper) + ENTITIES
+    same_rank, run1, run2 = (f[ENTITIES + k * block:ENTITIES + (k + 1) * block] for k in range(3))
+    pair = {name: dict(zip(upper, rel[:len(upper)], strict=True))
+            for name, rel in (("rank", same_rank), ("run1", run1), ("run2", run2))}
+    assert pair["rank"][(0, 6)] == 1.0 and pair["run1"][(0, 6)] == 0.0
+    assert pair["run1"][(0, 9)] == 1.0 and pair["rank"][(0, 9)] == 0.0
+    assert pair["run2"][(0, 11)] == 1.0 and pair["run1"][(9, 11)] == 1.0
+    assert sum(pair["rank"].values()) == 1.0
+    scored_rank = same_rank[len(upper):]
+    assert scored_rank[0] == 1.0 and scored_rank[6] == 1.0 and scored_rank[9] == 0.0
