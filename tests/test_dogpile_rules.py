@@ -589,3 +589,24 @@ def test_heuristic_beats_random() -> None:
 def test_heuristic_beats_random_300_games() -> None:
     share, margin = heuristic_vs_random(300)
     assert share > 0.8 and margin > 30
+
+
+def test_heuristic_swaps_out_its_least_valuable_bone() -> None:
+    """Full paws KS 2H 3D and a known QC in the pile: bury the Two (KS 3D QC beats any other
+    three), not the King."""
+    e = DogpileEngine(num_players=2)
+    obs = np.zeros(e.layout.size, np.float32)
+    v = e.layout.decode(obs)
+    paws = v["own_paws"].reshape(3, -1)
+    for i, code in enumerate(("KS", "2H", "3D")):
+        paws[i, 0] = 1.0
+        paws[i, 1:] = ENC[card_id(code)]
+    pile = v["pile"].reshape(-1, SLOT_FEATURES)
+    pile[7, 0] = 1.0
+    pile[7, 2:] = ENC[card_id("QC")]
+    v["own_state"][FREE] = 1.0
+    v["phase"][PLAY] = 1.0
+    v["time_left"][0] = 0.5
+    mask = np.zeros(e.num_actions, np.int8)
+    mask[[DIG + 7, BURY, BURY + 1, BURY + 2, WAIT]] = 1
+    assert DogpileHeuristic(num_players=2).act(obs, mask) == BURY + 1

@@ -134,8 +134,9 @@ class DogpileHeuristic(Agent):
                 return DIG + best_slot
             return WAIT
         if best_slot >= 0 and best_gain >= 3 and time_left > 0.1:
-            # Swap: bury the bone whose loss costs least, then dig the better one.
-            worst = min(range(PAWS), key=lambda i: paw_value(
+            # Swap: bury the bone whose loss costs least (the rest stay worth most), then dig
+            # the better one.
+            worst = max(range(PAWS), key=lambda i: paw_value(
                 [x for j, x in enumerate(paws) if j != i and x >= 0], self.ace_high))
             return BURY + worst
         return WAIT
