@@ -17,7 +17,7 @@ from card_envs.core.cards import card_id
 from card_envs.games import GAMES, get_game, make_engine
 
 FEATURE_GAMES = [name for name, spec in GAMES.items() if spec.features]
-CONFIGS = {"deluxe_memory": {"num_players": 2}, "mega_memory": {}}
+CONFIGS = {"deluxe_memory": {"num_players": 2}, "mega_memory": {}, "dogpile": {"num_players": 2}}
 
 
 def extractor(game: str, config: dict) -> DerivedFeatures:
@@ -35,7 +35,7 @@ def derived(game: str, config: dict, obs: np.ndarray) -> np.ndarray:
 
 
 def test_features_games_are_the_memory_games() -> None:
-    assert set(FEATURE_GAMES) == {"deluxe_memory", "mega_memory"} & set(GAMES)
+    assert set(FEATURE_GAMES) == {"deluxe_memory", "mega_memory", "dogpile"} & set(GAMES)
     with pytest.raises(ValueError, match="roy has no derived policy features"):
         get_game("roy").features_builder()
 
@@ -120,3 +120,54 @@ def test_mega_features_relate_the_first_card_to_side_centre_and_scored_cards() -
     assert sum(pair["rank"].values()) == 1.0
     scored_rank = same_rank[len(upper):]
     assert scored_rank[0] == 1.0 and scored_rank[6] == 1.0 and scored_rank[9] == 0.0
+
+
+# -- Dogpile -------------------------------------------------------------------------------------
+def test_dogpile_loot_of_the_best_three_matches_the_heuristics() -> None:
+    from card_envs.games.dogpile.engine import ENC
+    from card_envs.games.dogpile.features import _best_three
+    from card_envs.games.dogpile.heuristic import paw_value
+
+    rng = np.random.default_rng(0)
+    for ace_high in (False, True):
+        for _ in range(400):
+            suit, low = rng.integers(4), rng.integers(13)
+            near = [suit * 13 + (low + d) % 13 for d in range(4)]
+            near += [(suit + k) % 4 * 13 + low for k in range(1, 4)] + [52, 53]
+            pool = near if rng.random() < 0.6 else list(range(54))
+            cards = [int(c) for c in rng.choice(pool, size=rng.integers(0, 5), replace=False)]
+            enc = np.zeros((4, ENC.shape[1]), np.float32)
+            for i, c in enumerate(cards):
+                enc[i] = ENC[c]
+            bones = torch.as_tensor(enc)[None]
+            loot = float(_best_three(bones[..., :14], bones[..., 14:], ace_high)[0])
+            assert loot == paw_value(cards, ace_high), (cards, ace_high)
+
+
+def test_dogpile_features_value_each_known_bone_for_the_paws() -> None:
+    from card_envs.games.dogpile.engine import ENC, NUM_SLOTS, SLOT_FEATURES
+    from card_envs.games.dogpile.features import LOOT_SCALE
+
+    engine = make_engine("dogpile", num_players=2)
+    obs = np.zeros(engine.layout.size, np.float32)
+    v = engine.layout.decode(obs)
+    paws = v["own_paws"].reshape(3, -1)
+    for i, code in enumerate(("7S", "8S")):  # 15 now; a 9S makes a straight fetch
+        paws[i, 0] = 1.0
+        paws[i, 1:] = ENC[card_id(code)]
+    pile = v["pile"].reshape(NUM_SLOTS, SLOT_FEATURES)
+    pile[[3, 4, 5], 0] = 1.0  # slot 3 holds an unseen bone
+    pile[4, 2:] = ENC[card_id("9S")]
+    pile[5, 2:] = ENC[card_id("KH")]
+    v["held"][0] = 1.0
+    v["held"][1:ENC.shape[1] + 1] = ENC[card_id("7D")]
+    f = derived("dogpile", {"num_players": 2}, obs)
+    unknown, value, gain = f[:NUM_SLOTS], f[NUM_SLOTS:2 * NUM_SLOTS], f[2 * NUM_SLOTS:3 * NUM_SLOTS]
+    held_gain, paw_loss, now = f[3 * NUM_SLOTS], f[3 * NUM_SLOTS + 1:3 * NUM_SLOTS + 4], f[-1]
+    assert set(np.flatnonzero(unknown)) == {3}
+    assert value[4] == pytest.approx(9 / 13) and value[3] == 0.0
+    assert gain[4] * LOOT_SCALE == pytest.approx(9 + 15)  # the bone and the straight fetch
+    assert gain[5] * LOOT_SCALE == pytest.approx(13) and gain[3] == 0.0
+    assert held_gain * LOOT_SCALE == pytest.approx(7)
+    np.testing.assert_allclose(paw_loss * LOOT_SCALE, [7, 8, 0])
+    assert now * LOOT_SCALE == pytest.approx(15)

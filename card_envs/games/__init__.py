@@ -65,7 +65,7 @@ _ALL = [
     _spec("deluxe_memory", "Deluxe Memory", "DeluxeMemory", "deluxe_memory",
           "DeluxeMemoryEngine", "DeluxeMemoryHeuristic", features=True),
     _spec("dogpile", "Dogpile", "Dogpile", "dogpile", "DogpileEngine", "DogpileHeuristic",
-          parallel=True),
+          parallel=True, features=True),
 ]
 
 #: Games that are installed in this checkout, by name.
