@@ -60,3 +60,39 @@ def test_pretrain_config_is_validated() -> None:
     with pytest.raises(ConfigError, match=r"pretrain\.epochs: expected >= 0"):
         from_dict({"game": "roy", "pretrain": {"epochs": -1}})
     assert from_dict({"game": "roy"}).pretrain.games == 0  # off unless asked for
+    with pytest.raises(ConfigError, match=r"pretrain\.dagger_rounds: needs .*dagger_games"):
+        from_dict({"game": "roy", "pretrain": {"games": 5, "dagger_rounds": 1}})
+
+
+def test_dagger_plays_the_drivers_moves_and_labels_them_with_the_heuristics() -> None:
+    """Mega Mem-Ory's heuristic is deterministic: every label must be its move in the
+    position reached, while the game follows the driver (here: always the last legal move)."""
+    from card_envs.agents import make_agent
+
+    def last_legal(obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask)[-1])
+
+    teacher = collect("mega_memory", {}, games=3, max_decisions=10_000, seed=4)
+    driven = collect("mega_memory", {}, games=3, max_decisions=10_000, seed=4, driver=last_legal)
+    heuristic = make_agent("heuristic", "mega_memory", {})
+    labels = [heuristic.act(o, m.astype(np.int8)) for o, m in
+              zip(driven.observations, driven.masks, strict=True)]
+    assert driven.actions.tolist() == labels
+    assert any(last_legal(o, m) != a for o, m, a in
+               zip(driven.observations, driven.masks, driven.actions, strict=True))
+    assert len(driven) != len(teacher) or not np.array_equal(driven.observations,
+                                                              teacher.observations)
+
+
+def test_pretrain_with_dagger_rounds_adds_the_policys_games() -> None:
+    from training.pretrain import pretrain
+
+    model = _fresh_roy_model()
+    base = pretrain(model, "roy", {"num_players": 2}, games=10, epochs=1, batch_size=256,
+                    learning_rate=1e-3, max_decisions=5_000, seed=0)
+    model = _fresh_roy_model()
+    more = pretrain(model, "roy", {"num_players": 2}, games=10, epochs=1, batch_size=256,
+                    learning_rate=1e-3, max_decisions=5_000, seed=0, dagger_rounds=2,
+                    dagger_games=5, dagger_epochs=1)
+    assert more["decisions"] > base["decisions"]
+    assert 0.0 <= more["bc_val_accuracy"] <= 1.0

@@ -61,6 +61,9 @@ class PretrainConfig:
     batch_size: int = 1024
     learning_rate: float = 1e-3
     max_decisions: int = 400_000  # cap on the decisions kept (memory and time)
+    dagger_rounds: int = 0  # then: rounds of games played by the policy, labelled by the heuristic
+    dagger_games: int = 0  # games per round
+    dagger_epochs: int = 2  # epochs over all decisions gathered, after each round
 
 
 @dataclass
@@ -265,9 +268,15 @@ def _check_values(cfg: Config) -> None:
         raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
                           f"got {sp.latest_prob}")
     pt = cfg.pretrain
-    for name, value in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs}.items():
+    for name, value in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs,
+                        "pretrain.dagger_rounds": pt.dagger_rounds,
+                        "pretrain.dagger_games": pt.dagger_games,
+                        "pretrain.dagger_epochs": pt.dagger_epochs}.items():
         if value < 0:
             raise ConfigError(f"{name}: expected >= 0, got {value!r}")
+    if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
+        raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
+                          "and pretrain.dagger_epochs above 0")
     for name, value in {"pretrain.batch_size": pt.batch_size,
                         "pretrain.learning_rate": pt.learning_rate,
                         "pretrain.max_decisions": pt.max_decisions}.items():

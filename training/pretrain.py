@@ -12,7 +12,9 @@ pay it (``selfplay.reward``, ``selfplay.reward_scale``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import astuple, dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -20,6 +22,7 @@ from sb3_contrib import MaskablePPO
 
 from card_envs.agents import make_agent
 from card_envs.games import make_engine
+from training.actors import TorchPolicyActor
 from training.selfplay import reward_weights
 
 
@@ -35,8 +38,13 @@ class Demonstrations:
 
 
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
-            seed: int, reward: str = "learner", reward_scale: float = 1.0) -> Demonstrations:
-    """Heuristic-vs-heuristic games; every decision with the decider's reward to come."""
+            seed: int, reward: str = "learner", reward_scale: float = 1.0,
+            driver: Callable[[np.ndarray, np.ndarray], int] | None = None) -> Demonstrations:
+    """Heuristic-vs-heuristic games; every decision with the decider's reward to come.
+
+    With a ``driver``, the driver's moves are played in every seat and the heuristic's move in
+    each position reached is the label (DAgger): the student learns to recover in the positions
+    its own mistakes lead to, which the teacher's games never show it."""
     engine = make_engine(game, **env_config)
     n = engine.num_players
     # Row s turns the seats' game rewards into seat s's, as self-play pays them.
@@ -62,7 +70,7 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
             actions.append(int(action))
             seats.append(seat)
             earned.append(float(total[seat]))
-            engine.step(int(action))
+            engine.step(int(action) if driver is None else driver(obs, mask))
             total += weights @ engine.rewards
         returns += [float(total[s]) - e for s, e in zip(seats, earned, strict=True)]
         if len(actions) >= max_decisions:
@@ -133,11 +141,33 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     return stats
 
 
+def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], int]:
+    """One decision at a time, sampled from ``policy`` (sampling visits more positions)."""
+    actor = TorchPolicyActor(policy, deterministic=False, rng=np.random.default_rng(seed))
+    return lambda obs, mask: int(actor.act(obs[None], mask[None])[0])
+
+
+def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
+    return Demonstrations(*(np.concatenate([x, y]) for x, y in
+                            zip(astuple(a), astuple(b), strict=True)))
+
+
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
              batch_size: int, learning_rate: float, max_decisions: int,
-             seed: int, reward: str = "learner", reward_scale: float = 1.0) -> dict[str, float]:
+             seed: int, reward: str = "learner", reward_scale: float = 1.0,
+             dagger_rounds: int = 0, dagger_games: int = 0,
+             dagger_epochs: int = 0) -> dict[str, float]:
+    """Clone the heuristic's games, then ``dagger_rounds`` times add ``dagger_games`` games
+    played by the policy so far (labelled by the heuristic) and train ``dagger_epochs`` more
+    on everything gathered. The held-out share is the newest games: the policy's own."""
     start = time.time()
     data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale)
     stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed)
+    for r in range(1, dagger_rounds + 1):
+        model.policy.set_training_mode(False)
+        more = collect(game, env_config, dagger_games, max_decisions, seed + r, reward,
+                       reward_scale, driver=policy_driver(model.policy, seed + r))
+        data = _joined(data, more)
+        stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate, seed + r)
     stats.update(decisions=len(data), seconds=round(time.time() - start, 1))
     return stats

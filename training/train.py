@@ -284,7 +284,10 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
             pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
                                       pt.batch_size, pt.learning_rate, pt.max_decisions,
                                       seed=cfg.seed, reward=sp.reward,
-                                      reward_scale=sp.reward_scale)
+                                      reward_scale=sp.reward_scale,
+                                      dagger_rounds=pt.dagger_rounds,
+                                      dagger_games=pt.dagger_games,
+                                      dagger_epochs=pt.dagger_epochs)
             print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
                   f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
                   f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
