@@ -36,7 +36,7 @@ TINY = {
     "selfplay": {"n_envs": 8, "snapshot_every": 512, "pool_size": 3},
     "training": {"total_timesteps": 1024, "checkpoint_every": 512},
     "evaluation": {"every": 1024, "games": 8, "final_games": 12, "parallel": 16},
-    "pretrain": {"games": 2, "epochs": 1, "max_decisions": 500},
+    "pretrain": {"games": 2, "epochs": 1, "max_decisions": 500, "dagger_games": 1},
 }
 
 
