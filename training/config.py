@@ -1,10 +1,10 @@
 """Training configuration: one YAML per game, every key validated on load.
 
-A config has seven sections; ``game``, ``seed`` and ``features`` sit at the top level. A key that is unknown or
-of the wrong type is an error naming it (``ppo.n_step: unknown key (did you mean 'n_steps'?)``),
-because a mistyped hyperparameter that silently falls back to its default wastes a whole run.
-The game's own options (``env``) are checked by the game's engine, and MaskablePPO's keyword
-arguments (``ppo``) against MaskablePPO's signature.
+A config has seven sections; ``game``, ``seed`` and ``features`` sit at the top level. A key
+that is unknown or of the wrong type is an error naming it (``ppo.n_step: unknown key (did you
+mean 'n_steps'?)``), because a mistyped hyperparameter that silently falls back to its default
+wastes a whole run. The game's own options (``env``) are checked by the game's engine, and
+MaskablePPO's keyword arguments (``ppo``) against MaskablePPO's signature.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class PretrainConfig:
     epochs: int = 4  # passes over those decisions
     batch_size: int = 1024
     learning_rate: float = 1e-3
-    max_decisions: int = 400_000  # cap on the decisions kept (memory and time)
+    max_decisions: int = 400_000  # cap on the decisions kept per collection (memory and time)
     dagger_rounds: int = 0  # then: rounds of games played by the policy, labelled by the heuristic
     dagger_games: int = 0  # games per round
     dagger_epochs: int = 2  # epochs over all decisions gathered, after each round

@@ -156,7 +156,7 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
              batch_size: int, learning_rate: float, max_decisions: int,
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
              dagger_rounds: int = 0, dagger_games: int = 0,
-             dagger_epochs: int = 0) -> dict[str, float]:
+             dagger_epochs: int = 2) -> dict[str, float]:
     """Clone the heuristic's games, then ``dagger_rounds`` times add ``dagger_games`` games
     played by the policy so far (labelled by the heuristic) and train ``dagger_epochs`` more
     on everything gathered. The held-out share is the newest games: the policy's own."""
