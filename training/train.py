@@ -340,7 +340,8 @@ def init_weights(model: MaskablePPO, path: str) -> None:
         model.policy.load_state_dict(source.policy.state_dict())
     except RuntimeError as err:
         raise ValueError(f"training.init_from: {path!r} does not fit this config's policy "
-                         f"(game layout, features or ppo.policy_kwargs.net_arch differ): {err}") from None
+                         f"(game layout, features or ppo.policy_kwargs.net_arch differ): "
+                         f"{err}") from None
 
 
 def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> None:

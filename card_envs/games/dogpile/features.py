@@ -32,6 +32,8 @@ _VALUE = torch.tensor([float(r + 1) for r in range(13)] + [0.0])  # A=1 .. K=13,
 _RANK_NUMBER = torch.arange(RANKS, dtype=torch.float32)
 _TRIPLES = list(combinations(range(PAWS + 1), 3))
 _SMALL = [c for k in (1, 2) for c in combinations(range(PAWS + 1), k)]
+#: Row i keeps every paw bone but bone i (the fourth place, always empty here, stays).
+_WITHOUT = (1.0 - torch.eye(PAWS + 1))[:PAWS].unsqueeze(-1)
 
 
 def _best_three(rank: torch.Tensor, suit: torch.Tensor, ace_high: bool) -> torch.Tensor:
@@ -74,9 +76,10 @@ def derived_features(engine: DogpileEngine) -> Callable[[torch.Tensor], torch.Te
         paws = obs[:, paws_at].reshape(batch, PAWS, width)[..., 1:]
         held = obs[:, held_at][:, 1:width]  # the own seat's bone in the paw comes first
         paw_rank, paw_suit = paws[..., :RANKS], paws[..., RANKS:]
-        nothing = torch.zeros(batch, 1, RANKS), torch.zeros(batch, 1, SUITS)
-        now = _best_three(torch.cat([paw_rank, nothing[0]], 1),
-                          torch.cat([paw_suit, nothing[1]], 1), ace_high)
+        # The paws plus an empty fourth place: the shape _best_three takes.
+        hand_rank = torch.cat([paw_rank, torch.zeros(batch, 1, RANKS)], 1)
+        hand_suit = torch.cat([paw_suit, torch.zeros(batch, 1, SUITS)], 1)
+        now = _best_three(hand_rank, hand_suit, ace_high)
 
         def gain(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
             """What one more bone per candidate (batch, n, 14 / 4) adds to the paws."""
@@ -89,15 +92,11 @@ def derived_features(engine: DogpileEngine) -> Callable[[torch.Tensor], torch.Te
         unknown = (pile[..., 0] - known).clamp(min=0.0)  # a bone this dog has not seen
         slot_gain = gain(pile_rank, pile_suit)
         held_gain = gain(held[:, None, :RANKS], held[:, None, RANKS:])[:, 0:1]
-        # What each paw bone is worth to the paws: the loss if it were buried.
-        keep = torch.ones(PAWS + 1, PAWS + 1) - torch.eye(PAWS + 1)
-        paw_loss = []
-        for i in range(PAWS):
-            mask = keep[i].view(1, PAWS + 1, 1)
-            without = _best_three(torch.cat([paw_rank, nothing[0]], 1) * mask,
-                                  torch.cat([paw_suit, nothing[1]], 1) * mask, ace_high)
-            paw_loss.append(((now - without) / LOOT_SCALE).unsqueeze(1))
+        # What each paw bone is worth to the paws: the loss if it were buried (all three at once).
+        without = _best_three(hand_rank.unsqueeze(1) * _WITHOUT, hand_suit.unsqueeze(1) * _WITHOUT,
+                              ace_high)
+        paw_loss = (now.unsqueeze(1) - without) / LOOT_SCALE
         return torch.cat([unknown, known * (pile_rank @ _VALUE) / 13.0, slot_gain, held_gain,
-                          *paw_loss, now.unsqueeze(1) / LOOT_SCALE], dim=1)
+                          paw_loss, now.unsqueeze(1) / LOOT_SCALE], dim=1)
 
     return features
