@@ -145,8 +145,18 @@ def test_dogpile_loot_of_the_best_three_matches_the_heuristics() -> None:
 
 
 def test_dogpile_features_value_each_known_bone_for_the_paws() -> None:
-    from card_envs.games.dogpile.engine import ENC, NUM_SLOTS, SLOT_FEATURES
-    from card_envs.games.dogpile.features import LOOT_SCALE
+    from card_envs.games.dogpile.engine import (
+        BURY,
+        DIG,
+        DOWN,
+        ENC,
+        KEEP,
+        NUM_SLOTS,
+        SLOT_FEATURES,
+        UP,
+        WAIT,
+    )
+    from card_envs.games.dogpile.features import LOOT_SCALE, derived_features
 
     engine = make_engine("dogpile", num_players=2)
     obs = np.zeros(engine.layout.size, np.float32)
@@ -161,9 +171,17 @@ def test_dogpile_features_value_each_known_bone_for_the_paws() -> None:
     pile[5, 2:] = ENC[card_id("KH")]
     v["held"][0] = 1.0
     v["held"][1:ENC.shape[1] + 1] = ENC[card_id("7D")]
+    v["round"][1] = 1.0  # round 2: 40 ticks, a tenth of them left
+    v["time_left"][0] = 0.1
     f = derived("dogpile", {"num_players": 2}, obs)
+    with torch.no_grad():
+        glob, acts = derived_features(engine)(torch.as_tensor(obs[None]))
+    glob, acts = glob[0].numpy(), acts[0].numpy()
+    np.testing.assert_array_equal(f, np.concatenate([glob, acts.ravel()]))  # extractor layout
     unknown, value, gain = f[:NUM_SLOTS], f[NUM_SLOTS:2 * NUM_SLOTS], f[2 * NUM_SLOTS:3 * NUM_SLOTS]
-    held_gain, paw_loss, now = f[3 * NUM_SLOTS], f[3 * NUM_SLOTS + 1:3 * NUM_SLOTS + 4], f[-1]
+    held_gain, paw_loss = glob[3 * NUM_SLOTS], glob[3 * NUM_SLOTS + 1:3 * NUM_SLOTS + 4]
+    now, ticks = glob[3 * NUM_SLOTS + 4], glob[3 * NUM_SLOTS + 5]
+    flags, best, reach = glob[-8:-2], glob[-2], glob[-1]
     assert set(np.flatnonzero(unknown)) == {3}
     assert value[4] == pytest.approx(9 / 13) and value[3] == 0.0
     assert gain[4] * LOOT_SCALE == pytest.approx(9 + 15)  # the bone and the straight fetch
@@ -171,3 +189,89 @@ def test_dogpile_features_value_each_known_bone_for_the_paws() -> None:
     assert held_gain * LOOT_SCALE == pytest.approx(7)
     np.testing.assert_allclose(paw_loss * LOOT_SCALE, [7, 8, 0])
     assert now * LOOT_SCALE == pytest.approx(15)
+    assert ticks * 60 == pytest.approx(4)  # counted against the longest round (60 ticks)
+    np.testing.assert_array_equal(flags, [0, 0, 0, 1, 1, 1])  # "at most k ticks left"
+    assert best * LOOT_SCALE == pytest.approx(24)
+    assert reach == 1.0  # 7S 8S: a straight fetch is one bone away
+    # Per action: kind one-hot, then unseen / best known bone (digs), gain in tens of loot
+    # points (digs, keep, bury), feat in reach (keep) / cheapest paw bone (bury).
+    kinds = acts[:, :6].argmax(1)
+    assert kinds[DIG] == 0 and kinds[DOWN] == 1 and kinds[UP] == 2 and kinds[KEEP] == 3
+    assert kinds[BURY] == 4 and kinds[WAIT] == 5 and (acts[:, :6].sum(1) == 1).all()
+    digs = acts[DIG:DIG + NUM_SLOTS, 6:]
+    assert set(np.flatnonzero(digs[:, 0])) == {3} and set(np.flatnonzero(digs[:, 1])) == {4}
+    assert digs[4, 2] * 10 == pytest.approx(24) and digs[5, 2] * 10 == pytest.approx(13)
+    np.testing.assert_allclose(acts[KEEP, 8:] * [10, 1], [7, 1])
+    np.testing.assert_allclose(acts[BURY:BURY + 3, 8] * 10, [7, 8, 0], atol=1e-5)
+    np.testing.assert_array_equal(acts[BURY:BURY + 3, 9], [1, 0, 0])  # 7S costs least
+    assert not acts[DOWN:KEEP, 6:].any() and not acts[WAIT, 6:].any()
+
+
+def test_dogpile_feat_in_reach_needs_a_pair_or_a_close_suit_pair() -> None:
+    from card_envs.games.dogpile.engine import ENC
+    from card_envs.games.dogpile.features import _feat_in_reach
+
+    def reach(*codes: str) -> float:
+        enc = np.zeros((4, ENC.shape[1]), np.float32)
+        for i, code in enumerate(codes):
+            enc[i] = ENC[card_id(code)]
+        bones = torch.as_tensor(enc)[None]
+        return float(_feat_in_reach(bones[..., :14], bones[..., 14:])[0])
+
+    assert reach("7S", "7D") == 1.0 and reach("7S", "9S") == 1.0 and reach("7S", "10S") == 0.0
+    assert reach("7S", "8D", "KH") == 0.0 and reach("7S") == 0.0
+
+
+# -- the scored-actions policy -------------------------------------------------------------------
+def _model(game: str, config: dict) -> object:
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.features import ScoredActionsPolicy
+    from card_envs.core.gym_env import CardGymEnv
+
+    torch.manual_seed(0)
+    env = CardGymEnv(game, opponent="random", **config)
+    kwargs = {"features_extractor_class": DerivedFeatures, "net_arch": [32],
+              "features_extractor_kwargs": {"game": game, "env_config": config}}
+    return MaskablePPO(ScoredActionsPolicy, env, n_steps=32, batch_size=32, seed=0,
+                       policy_kwargs=kwargs)
+
+
+def test_scored_actions_policy_is_the_plain_policy_without_action_features() -> None:
+    policy = _model("mega_memory", {}).policy
+    assert type(policy.action_net) is torch.nn.Linear
+    assert policy.action_net.in_features == 32
+
+
+def test_scored_actions_head_adds_gated_action_features_and_survives_save_load(
+        tmp_path: object) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.features import ScoredActionHead
+
+    model = _model("dogpile", {"num_players": 2})
+    policy = model.policy
+    head = policy.action_net
+    assert isinstance(head, ScoredActionHead) and head.shape == (167, 10)
+    trained = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
+    assert {id(head.gate.weight), id(head.dense.weight)} <= trained
+    engine = make_engine("dogpile", num_players=2)
+    engine.reset(seed=1)
+    obs = torch.as_tensor(engine.observation(engine.current_player)[None])
+    with torch.no_grad():
+        torch.nn.init.normal_(head.gate.weight)  # the 0.01 init hides the features' part
+        features = policy.extract_features(obs, policy.pi_features_extractor)
+        latent = policy.mlp_extractor.forward_actor(features)
+        trunk_dim = policy.features_extractor.trunk_dim
+        state, acts = latent[:, :32], features[:, trunk_dim:].reshape(1, 167, 10)
+        expected = head.dense(state) + (acts * head.gate(state)[:, None, :]).sum(-1)
+        torch.testing.assert_close(policy.action_net(latent), expected)
+        assert not torch.equal(expected, head.dense(state))
+    path = f"{tmp_path}/scored.zip"
+    model.save(path)
+    loaded = MaskablePPO.load(path)
+    mask = engine.legal_mask().astype(bool)[None]
+    with torch.no_grad():
+        torch.testing.assert_close(
+            loaded.policy.get_distribution(obs, action_masks=mask).distribution.logits,
+            policy.get_distribution(obs, action_masks=mask).distribution.logits)

@@ -265,7 +265,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                           reward=sp.reward, reward_scale=sp.reward_scale)
 
     # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
-    model = MaskablePPO("MlpPolicy", venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
+    model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
                         **ppo_arguments(cfg))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
@@ -317,6 +317,16 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
         summary["evaluation"] = final_evaluation(cfg, run_dir)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary
+
+
+def policy_class(cfg: Config) -> Any:
+    """SB3's MLP policy for the raw observation; with derived features, the policy that also
+    scores actions by their own features where the game has them."""
+    if cfg.features == "derived":
+        from card_envs.agents.features import ScoredActionsPolicy
+
+        return ScoredActionsPolicy
+    return "MlpPolicy"
 
 
 def ppo_arguments(cfg: Config) -> dict[str, Any]:
