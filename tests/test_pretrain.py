@@ -72,8 +72,11 @@ def test_dagger_plays_the_drivers_moves_and_labels_them_with_the_heuristics() ->
     def last_legal(obs: np.ndarray, mask: np.ndarray) -> int:
         return int(np.flatnonzero(mask)[-1])
 
+    def driver(obs: np.ndarray, masks: np.ndarray) -> list[int]:
+        return [last_legal(o, m) for o, m in zip(obs, masks, strict=True)]
+
     teacher = collect("mega_memory", {}, games=3, max_decisions=10_000, seed=4)
-    driven = collect("mega_memory", {}, games=3, max_decisions=10_000, seed=4, driver=last_legal)
+    driven = collect("mega_memory", {}, games=3, max_decisions=10_000, seed=4, driver=driver)
     heuristic = make_agent("heuristic", "mega_memory", {})
     labels = [heuristic.act(o, m.astype(np.int8)) for o, m in
               zip(driven.observations, driven.masks, strict=True)]
@@ -96,3 +99,41 @@ def test_pretrain_with_dagger_rounds_adds_the_policys_games() -> None:
                     dagger_games=5, dagger_epochs=1)
     assert more["decisions"] > base["decisions"]
     assert 0.0 <= more["bc_val_accuracy"] <= 1.0
+
+
+def test_collect_deals_the_same_games_however_many_run_at_once() -> None:
+    """Game g is dealt from the same seed in lockstep batches of any size; with Mega
+    Mem-Ory's deterministic heuristic the games themselves are then identical."""
+    def positions(data: object) -> list[bytes]:
+        return sorted(o.tobytes() + bytes([a]) for o, a in zip(data.observations, data.actions,
+                                                                 strict=True))
+
+    one = collect("mega_memory", {}, games=6, max_decisions=100_000, seed=3, parallel=1)
+    four = collect("mega_memory", {}, games=6, max_decisions=100_000, seed=3, parallel=4)
+    assert len(one) == len(four)
+    assert positions(one) == positions(four)
+
+
+@pytest.mark.parametrize("features", ["raw", "derived"])
+def test_cloning_from_precomputed_features_equals_evaluate_actions(features: str) -> None:
+    """Cloning computes weight-free features once; the loss it trains on must be exactly
+    what ``evaluate_actions`` gives from the observations."""
+    from training.config import from_dict
+    from training.pretrain import _evaluate, frozen_features
+    from training.train import policy_class, ppo_arguments
+
+    cfg = from_dict({"game": "dogpile", "features": features, "env": {"num_players": 2},
+                     "ppo": {"n_steps": 64, "batch_size": 64}})
+    torch.manual_seed(0)
+    env = CardGymEnv("dogpile", opponent="random", num_players=2)
+    model = MaskablePPO(policy_class(cfg), env, seed=0, device="cpu", **ppo_arguments(cfg))
+    data = collect("dogpile", {"num_players": 2}, games=1, max_decisions=200, seed=0)
+    obs, masks = torch.as_tensor(data.observations), torch.as_tensor(data.masks)
+    actions = torch.as_tensor(data.actions)
+    feats = frozen_features(model.policy, obs, chunk=64)
+    assert feats is not None
+    with torch.no_grad():
+        want_v, want_lp, _ = model.policy.evaluate_actions(obs, actions, action_masks=masks)
+        got_v, got_lp = _evaluate(model.policy, feats, actions, masks, from_features=True)
+    torch.testing.assert_close(got_v, want_v)
+    torch.testing.assert_close(got_lp, want_lp)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,55 +37,123 @@ class Demonstrations:
         return len(self.actions)
 
 
+@dataclass
+class _Game:
+    """One game being recorded: its decisions, and every seat's reward so far."""
+
+    engine: Any
+    total: np.ndarray
+    obs: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    earned: list[float] = field(default_factory=list)  # the decider's reward before deciding
+
+    def record(self, obs: np.ndarray, mask: np.ndarray, action: int, seat: int) -> None:
+        self.obs.append(obs.copy())
+        self.masks.append(mask.copy())
+        self.actions.append(action)
+        self.seats.append(seat)
+        self.earned.append(float(self.total[seat]))
+
+    def returns(self) -> list[float]:
+        """Each decision's reward to come, for its decider."""
+        return [float(self.total[s]) - e for s, e in zip(self.seats, self.earned, strict=True)]
+
+
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
             seed: int, reward: str = "learner", reward_scale: float = 1.0,
-            driver: Callable[[np.ndarray, np.ndarray], int] | None = None) -> Demonstrations:
+            driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+            parallel: int = 64) -> Demonstrations:
     """Heuristic-vs-heuristic games; every decision with the decider's reward to come.
 
-    With a ``driver``, the driver's moves are played in every seat and the heuristic's move in
-    each position reached is the label (DAgger): the student learns to recover in the positions
-    its own mistakes lead to, which the teacher's games never show it."""
-    engine = make_engine(game, **env_config)
-    n = engine.num_players
+    With a ``driver`` (a batched actor: observations and masks of K positions in, K actions
+    out), the driver's moves are played in every seat and the heuristic's move in each position
+    reached is the label (DAgger): the student learns to recover in the positions its own
+    mistakes lead to, which the teacher's games never show it. ``parallel`` games run in
+    lockstep so that the driver decides for all of them in one call. Game g is dealt from the
+    same seed however many run at once; decisions are stored game by game, so the last rows
+    are whole games (the held-out share in :func:`behaviour_clone`)."""
+    engines = [make_engine(game, **env_config) for _ in range(max(1, min(parallel, games)))]
+    n = engines[0].num_players
+    size = engines[0].layout.size
     # Row s turns the seats' game rewards into seat s's, as self-play pays them.
     weights = np.stack([reward_weights(n, s, reward, reward_scale) for s in range(n)])
-    agents = [make_agent("heuristic", game, engine.config, seed=seed + i) for i in range(n)]
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
-    actions: list[int] = []
-    returns: list[float] = []
-    obs = np.empty(engine.layout.size, np.float32)
-    for g in range(games):
-        engine.reset(seed=seed * 1_000_003 + g)
-        seats: list[int] = []
-        earned: list[float] = []  # the decider's reward before its decision
-        total = np.zeros(n)
-        while not engine.done:
-            seat = engine.current_player
-            engine.write_observation(seat, obs)
-            mask = engine.legal_mask()
-            action = agents[seat].act(obs, mask)
-            obs_rows.append(obs.copy())
-            mask_rows.append(mask.astype(bool))
-            actions.append(int(action))
-            seats.append(seat)
-            earned.append(float(total[seat]))
-            engine.step(int(action) if driver is None else driver(obs, mask))
-            total += weights @ engine.rewards
-        returns += [float(total[s]) - e for s, e in zip(seats, earned, strict=True)]
-        if len(actions) >= max_decisions:
-            break
+    agents = [make_agent("heuristic", game, engines[0].config, seed=seed + i) for i in range(n)]
+    rows: list[_Game] = []  # finished games, in the order they finished
+    stored = started = 0
+
+    def start(engine: Any) -> _Game:
+        nonlocal started
+        engine.reset(seed=seed * 1_000_003 + started)
+        started += 1
+        return _Game(engine, np.zeros(n))
+
+    live = [start(engine) for engine in engines]
+    obs = np.empty((len(engines), size), np.float32)
+    masks = np.empty((len(engines), engines[0].num_actions), bool)
+    while live:
+        labels = []
+        for k, g in enumerate(live):
+            seat = g.engine.current_player
+            g.engine.write_observation(seat, obs[k])
+            mask = g.engine.legal_mask()
+            masks[k] = mask
+            labels.append(int(agents[seat].act(obs[k], mask)))
+            g.record(obs[k], masks[k], labels[-1], seat)
+        played = labels if driver is None else driver(obs[:len(live)], masks[:len(live)])
+        still: list[_Game] = []
+        for g, action in zip(live, played, strict=True):
+            g.engine.step(int(action))
+            g.total += weights @ g.engine.rewards
+            if not g.engine.done:
+                still.append(g)
+                continue
+            rows.append(g)
+            stored += len(g.actions)
+            if started < games and stored < max_decisions:
+                still.append(start(g.engine))
+        live = still
     keep = slice(0, max_decisions)
-    return Demonstrations(np.asarray(obs_rows[keep], np.float32),
-                          np.asarray(mask_rows[keep], bool),
-                          np.asarray(actions[keep], np.int64),
-                          np.asarray(returns[keep], np.float32))
+    return Demonstrations(
+        np.asarray([o for g in rows for o in g.obs][keep], np.float32),
+        np.asarray([m for g in rows for m in g.masks][keep], bool),
+        np.asarray([a for g in rows for a in g.actions][keep], np.int64),
+        np.asarray([r for g in rows for r in g.returns()][keep], np.float32))
 
 
-def _greedy_hits(policy: torch.nn.Module, obs: torch.Tensor, masks: torch.Tensor,
-                 actions: torch.Tensor) -> int:
+def frozen_features(policy: Any, obs: torch.Tensor, chunk: int = 4096) -> torch.Tensor | None:
+    """The features extractor's output for every row, when the extractor has no weights (raw
+    and derived features both): cloning then computes them once, not in every epoch; the
+    derived ones are most of a forward pass. ``None`` when the extractor learns."""
+    extractors = (policy.pi_features_extractor, policy.vf_features_extractor)
+    if any(True for m in extractors for _ in m.parameters()):
+        return None
     with torch.no_grad():
-        dist = policy.get_distribution(obs, action_masks=masks.numpy())
+        return torch.cat([policy.pi_features_extractor(obs[s:s + chunk])
+                          for s in range(0, len(obs), chunk)])
+
+
+def _evaluate(policy: Any, x: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor,
+              from_features: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(values, log-probabilities of ``actions``) from observations or from their features:
+    ``evaluate_actions`` past its features extractor."""
+    if not from_features:
+        values, log_prob, _ = policy.evaluate_actions(x, actions, action_masks=masks)
+        return values, log_prob
+    dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(x))
+    dist.apply_masking(masks)
+    return policy.value_net(policy.mlp_extractor.forward_critic(x)), dist.log_prob(actions)
+
+
+def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
+                 from_features: bool = False) -> int:
+    with torch.no_grad():
+        if from_features:
+            dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(x))
+            dist.apply_masking(masks)
+        else:
+            dist = policy.get_distribution(x, action_masks=masks.numpy())
         return int((dist.distribution.probs.argmax(-1) == actions).sum())
 
 
@@ -103,6 +171,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     n_val = int(len(data) * validation) if epochs and len(data) > 1 else 0
     n_fit = len(data) - n_val
     obs = torch.as_tensor(data.observations)
+    features = frozen_features(policy, obs) if epochs else None
+    x, pre = (obs, False) if features is None else (features, True)
     masks = torch.as_tensor(data.masks)
     actions = torch.as_tensor(data.actions)
     returns = torch.as_tensor(data.returns)
@@ -115,8 +185,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         losses, hits = [], 0
         for start in range(0, n_fit, batch_size):
             idx = order[start:start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx],
-                                                          action_masks=masks[idx])
+            values, log_prob = _evaluate(policy, x[idx], actions[idx], masks[idx], pre)
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(
                 values.flatten(), returns[idx])
             optimizer.zero_grad()
@@ -125,11 +194,11 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
             optimizer.step()
             losses.append(loss.item())
             if epoch == epochs:  # an extra forward pass: only for the reported last epoch
-                hits += _greedy_hits(policy, obs[idx], masks[idx], actions[idx])
+                hits += _greedy_hits(policy, x[idx], masks[idx], actions[idx], pre)
         stats.update(bc_loss=float(np.mean(losses)), bc_accuracy=hits / n_fit)
         if n_val:
-            val = sum(_greedy_hits(policy, obs[s:s + batch_size], masks[s:s + batch_size],
-                                   actions[s:s + batch_size])
+            val = sum(_greedy_hits(policy, x[s:s + batch_size], masks[s:s + batch_size],
+                                   actions[s:s + batch_size], pre)
                       for s in range(n_fit, len(data), batch_size)) / n_val
             if val > best_val:
                 best_val = val
@@ -141,10 +210,9 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     return stats
 
 
-def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], int]:
-    """One decision at a time, sampled from ``policy`` (sampling visits more positions)."""
-    actor = TorchPolicyActor(policy, deterministic=False, rng=np.random.default_rng(seed))
-    return lambda obs, mask: int(actor.act(obs[None], mask[None])[0])
+def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """Batched decisions sampled from ``policy`` (sampling visits more positions)."""
+    return TorchPolicyActor(policy, deterministic=False, rng=np.random.default_rng(seed)).act
 
 
 def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
