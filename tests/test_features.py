@@ -238,7 +238,7 @@ def _model(game: str, config: dict) -> object:
 
 
 def test_scored_actions_policy_is_the_plain_policy_without_action_features() -> None:
-    policy = _model("mega_memory", {}).policy
+    policy = _model("deluxe_memory", {"num_players": 2}).policy
     assert type(policy.action_net) is torch.nn.Linear
     assert policy.action_net.in_features == 32
 
