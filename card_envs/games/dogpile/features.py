@@ -110,7 +110,8 @@ def _kind_rows() -> torch.Tensor:
     return rows
 
 
-def derived_features(engine: DogpileEngine) -> Callable[[torch.Tensor], torch.Tensor]:
+def derived_features(engine: DogpileEngine) -> Callable[
+        [torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
     slices = engine.layout.slices
     pile_at, paws_at, held_at = slices["pile"], slices["own_paws"], slices["held"]
     ace_high = engine.ace_high
