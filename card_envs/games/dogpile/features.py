@@ -14,8 +14,8 @@ it adds; for ``keep`` what the bone in the paw adds and whether a feat is in rea
 all 54 digs alike, which a dense output layer has to learn slot by slot.
 
 Cloning the heuristic (600 games, held-out tenth), the share of decisions that pick an action
-it could have chosen: 0.961 with the global features alone, 0.992 with the per-action ones
-(digs 0.937 to 0.987, keep-or-put-back 0.90 to 0.99).
+it could have chosen: 0.961 with the earlier features, 0.979 with these global ones, 0.985
+with the per-action ones too (digs 0.937, 0.930, 0.975; keep-or-put-back 0.90, 0.99, 0.99).
 """
 
 from __future__ import annotations
