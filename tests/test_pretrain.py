@@ -20,6 +20,7 @@ def test_demonstrations_are_the_heuristics_legal_moves_with_outcomes() -> None:
     assert set(np.unique(data.returns)) <= {-1.0, 1.0}
     capped = collect("roy", {"num_players": 2}, games=20, max_decisions=50, seed=0)
     assert len(capped) == 50
+    assert len(collect("roy", {"num_players": 2}, games=0, max_decisions=50, seed=0)) == 0
 
 
 def _fresh_roy_model() -> MaskablePPO:

@@ -89,7 +89,7 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
         started += 1
         return _Game(engine, np.zeros(n))
 
-    live = [start(engine) for engine in engines]
+    live = [start(engine) for engine in engines] if games > 0 else []
     obs = np.empty((len(engines), size), np.float32)
     masks = np.empty((len(engines), engines[0].num_actions), bool)
     while live:
