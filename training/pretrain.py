@@ -134,6 +134,13 @@ def frozen_features(policy: Any, obs: torch.Tensor, chunk: int = 4096) -> torch.
                           for s in range(0, len(obs), chunk)])
 
 
+def _masked_distribution(policy: Any, features: torch.Tensor, masks: torch.Tensor) -> Any:
+    """The policy's action distribution from features (the extractor's output), masked."""
+    dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(features))
+    dist.apply_masking(masks)
+    return dist
+
+
 def _evaluate(policy: Any, x: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor,
               from_features: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """(values, log-probabilities of ``actions``) from observations or from their features:
@@ -141,8 +148,7 @@ def _evaluate(policy: Any, x: torch.Tensor, actions: torch.Tensor, masks: torch.
     if not from_features:
         values, log_prob, _ = policy.evaluate_actions(x, actions, action_masks=masks)
         return values, log_prob
-    dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(x))
-    dist.apply_masking(masks)
+    dist = _masked_distribution(policy, x, masks)
     return policy.value_net(policy.mlp_extractor.forward_critic(x)), dist.log_prob(actions)
 
 
@@ -150,8 +156,7 @@ def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: tor
                  from_features: bool = False) -> int:
     with torch.no_grad():
         if from_features:
-            dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(x))
-            dist.apply_masking(masks)
+            dist = _masked_distribution(policy, x, masks)
         else:
             dist = policy.get_distribution(x, action_masks=masks.numpy())
         return int((dist.distribution.probs.argmax(-1) == actions).sum())

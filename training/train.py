@@ -265,8 +265,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                           reward=sp.reward, reward_scale=sp.reward_scale)
 
     # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
-    model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
-                        **ppo_arguments(cfg))
+    model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device,
+                        verbose=0, **ppo_arguments(cfg))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
 
     # 3. Fresh run: the untrained policy is the pool's first snapshot. Resume: restore it all.

@@ -51,8 +51,9 @@ _TRIPLES = list(combinations(range(PAWS + 1), 3))
 _SMALL = [c for k in (1, 2) for c in combinations(range(PAWS + 1), k)]
 #: Row i keeps every paw bone but bone i (the fourth place, always empty here, stays).
 _WITHOUT = (1.0 - torch.eye(PAWS + 1))[:PAWS].unsqueeze(-1)
-#: "At most k ticks left" flags: a dig and a keep take two ticks.
+#: "At most k ticks left" flags, k = 1..6: a dig and a keep take two ticks.
 TICK_FLAGS = 6
+_TICK_LEVELS = torch.arange(1, TICK_FLAGS + 1, dtype=torch.float32) + 0.5
 #: The kinds of action the scored head tells apart (a one-hot per action).
 _KINDS = ((DIG, DOWN), (DOWN, UP), (UP, KEEP), (KEEP, BURY), (BURY, WAIT), (WAIT, NUM_ACTIONS))
 ACTION_FEATURES = len(_KINDS) + 4
@@ -157,7 +158,7 @@ def derived_features(engine: DogpileEngine) -> Callable[
         is_best = torch.nn.functional.one_hot(best_slot, NUM_SLOTS).float()
         is_best = is_best * (best_gain > 0).float().unsqueeze(1)
         ticks = obs[:, time_at] * (obs[:, round_at] @ round_ticks).unsqueeze(1)
-        tick_flags = torch.cat([(ticks <= k + 0.5).float() for k in range(1, TICK_FLAGS + 1)], 1)
+        tick_flags = (ticks <= _TICK_LEVELS).float()  # (batch, 1) against the six levels
         reach = _feat_in_reach(torch.cat([paw_rank, held[:, None, :RANKS]], 1),
                                torch.cat([paw_suit, held[:, None, RANKS:]], 1)).unsqueeze(1)
         in_paw = paw_rank.sum(-1) > 0
