@@ -8,8 +8,9 @@ swap seats every game. With more seats, agent A (the *focal* agent) takes one se
 through all seats, and B fills every other seat, so "A beats random in 3-player ROY" means A
 against two random players (chance is 1/3). A's score in a game is 1 for a sole win, 1/k for a
 k-way shared win, 0 otherwise; its win rate carries a 95% Wilson interval. TrueSkill ratings
-(the ``trueskill`` package) come from every game, seat by seat as a free-for-all; an agent that
-fills several seats of one game gets the mean of those seats' updates.
+(the ``trueskill`` package) come from every game, seat by seat as a free-for-all, without skill
+drift and with the matchups interleaved (:func:`rate`); an agent that fills several seats of one
+game gets the mean of those seats' updates.
 
 Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its best policy),
 and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor.
@@ -23,7 +24,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import combinations, permutations, zip_longest
 from typing import Any
 
 import numpy as np
@@ -157,6 +158,25 @@ def _score(match: MatchResult, seating: list[int], winners: list[int], a: int,
         match.losses += 1
 
 
+def rate(num_agents: int, schedule: Sequence[Sequence[tuple[list[int], list[int]]]]) -> list[Any]:
+    """TrueSkill ratings from every matchup's games (each a list of (seating, winners)).
+
+    The agents do not change during an evaluation, so their skills get no drift (``tau=0``),
+    and the matchups' games are rated interleaved, not one matchup after another. With
+    TrueSkill's defaults (drift, block order) the last matchup's latest games outweigh the
+    rest, and an agent that won 60% of its games was sometimes rated below the loser.
+    """
+    import trueskill
+
+    ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)
+    ratings = [ts.create_rating() for _ in range(num_agents)]
+    for games_at_turn in zip_longest(*schedule):
+        for game in games_at_turn:
+            if game is not None:
+                _update_ratings(ratings, ts, *game)
+    return ratings
+
+
 def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: list[int]) -> None:
     """One free-for-all TrueSkill update; winners share rank 0, the rest rank 1."""
     if not winners or len(set(seating)) < 2:
@@ -180,8 +200,6 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     ``pairs`` restricts the matchups (indices into ``agents``); by default every unordered pair
     plays in a two-player game and every ordered pair (focal, field) with more seats.
     """
-    import trueskill
-
     config = dict(config or {})
     get_game(game)
     n_players = make_engine(game, **config).num_players
@@ -191,9 +209,7 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     if pairs is None:
         idx = range(len(agents))
         pairs = list(combinations(idx, 2)) if n_players == 2 else list(permutations(idx, 2))
-    ts = trueskill.TrueSkill(draw_probability=0.0)
-    ratings = [ts.create_rating() for _ in agents]
-    matches = []
+    matches, schedule = [], []
     for m, (a, b) in enumerate(pairs):
         seatings = _rotated_seatings(n_players, games, a, b)
         winners = play_games(game, config, actors, seatings, seed=seed + 7919 * (m + 1),
@@ -202,9 +218,10 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         tally, counts = np.zeros(n_players), np.zeros(n_players)
         for seating, won in zip(seatings, winners, strict=True):
             _score(match, seating, won, a, tally, counts)
-            _update_ratings(ratings, ts, seating, won)
+        schedule.append(list(zip(seatings, winners, strict=True)))
         match.seat_wins = (tally / np.maximum(counts, 1)).tolist()
         matches.append(match)
+    ratings = rate(len(agents), schedule)
     return {
         "game": game,
         "config": config,
