@@ -387,6 +387,15 @@ def test_jokers_stop_rearranging_early() -> None:
     assert engine.phase == PICK1 and engine.current_player == 1
 
 
+def test_zero_joker_swaps_rearrange_nothing() -> None:
+    engine = deal({"a1": "X1", "g8": "X2", "a2": "5C"}, jokin_around=True, joker_swaps=0)
+    before = [c for i, c in enumerate(engine.grid) if i not in (cell("a1"), cell("g8"))]
+    play(engine, "cell:a1", "cell:g8")
+    assert engine.phase == PICK1 and engine.current_player == 1
+    assert sorted(engine.discard) == [52, 53]
+    assert [c for i, c in enumerate(engine.grid) if i not in (cell("a1"), cell("g8"))] == before
+
+
 # -- memory --------------------------------------------------------------------------------------
 def _show_two(engine: DeluxeMemoryEngine) -> None:
     play(engine, "cell:a2", "cell:c4", "nomatch:hide_both")  # seat 0 sees 5C, 9D privately

@@ -588,7 +588,10 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self.effect_rank = rank
         self.current_player = owner
         if rank == R_JOKER:
-            self._set_phase(JOKER_SWAP)
+            if self.max_swaps:
+                self._set_phase(JOKER_SWAP)
+            else:  # joker_swaps=0: matching the jokers rearranges nothing
+                self._effect_done()
         elif COLOUR_OF[ca] == COLOUR_OF[cb]:
             self.amount = rank + 1
             if COLOUR_OF[ca] == 1:
