@@ -452,6 +452,16 @@ def test_no_memory_shows_a_peek_at_the_next_decision_only() -> None:
     assert memory(e, 0) == {}
 
 
+def test_no_memory_keeps_a_swapped_in_card_until_the_next_decision_only() -> None:
+    e = mu(A_HANDS, draws=["8H"], memory="none")
+    play(e, "draw_deck", "own:0")  # the card goes face down by this decision
+    assert memory(e, 0) == {0: "8H"}
+    play(e, "pass")  # seat 1 passes; seat 0 decides in the window
+    assert e.current_player == 0 and view(e, 0)["known"][:4].tolist() == [1, 0, 0, 0]
+    play(e, "pass")
+    assert memory(e, 0) == {}
+
+
 def test_forgetting_probability_is_between_perfect_and_none() -> None:
     kept = []
     for seed in range(40):
