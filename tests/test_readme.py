@@ -22,3 +22,44 @@ def test_readme_example_runs(index: int) -> None:
     torch.set_num_threads(1)
     code = BLOCKS[index].replace("model.learn(50_000)", "model.learn(64)")
     exec(compile(code, f"README example {index}", "exec"), {})
+
+
+def _formula(text: str, n: int) -> int:
+    """Evaluate a documented size such as ``8n² + 148n + 58`` for ``n`` players."""
+    expr = re.sub(r"(\d)n", r"\1*n", text.replace("n²", "n**2"))
+    if not re.fullmatch(r"[\d\sn*+]+", expr):
+        raise AssertionError(f"not a size formula: {text!r}")
+    return int(eval(expr, {"__builtins__": {}}, {"n": n}))
+
+
+def _player_counts(game: str) -> tuple[int, ...]:
+    from card_envs.games import GAMES
+
+    option = GAMES[game].engine_class().OPTIONS.get("num_players")
+    return tuple(option.choices) if option is not None else (2,)
+
+
+GAME_ROWS = {row[1].strip("` "): row for row in (
+    [cell.strip() for cell in line.strip().strip("|").split("|")]
+    for line in README.read_text().splitlines() if line.startswith("| ") and "_v0`" in line)}
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_documented_sizes_match_the_envs(game: str) -> None:
+    """The README's games table and each module's docstring give the real action and
+    observation sizes for every supported player count: users size their networks from them."""
+    import importlib
+
+    module = importlib.import_module(f"card_envs.{game}_v0")
+    row = next(r for name, r in GAME_ROWS.items() if name.startswith(f"card_envs.{game}_v0"))
+    shape = re.search(r'"observation": \(([^,]+),\), "action_mask": \(([^,]+),\)',
+                      module.__doc__ or "")
+    assert shape, f"{game}: no observation shape line in the module docstring"
+    for n in _player_counts(game):
+        env = module.raw_env(num_players=n) if n != 2 or game != "mega_memory" else module.raw_env()
+        obs_size = env.observation_space("player_0")["observation"].shape[0]
+        num_actions = env.action_space("player_0").n
+        assert _formula(row[5], n) == obs_size, (game, n, row[5])
+        assert _formula(row[4], n) == num_actions, (game, n, row[4])
+        assert _formula(shape.group(1), n) == obs_size, (game, n, shape.group(1))
+        assert _formula(shape.group(2), n) == num_actions, (game, n, shape.group(2))

@@ -297,6 +297,36 @@ def test_observation_layout_fields() -> None:
     assert v["opponent_hand_sizes"].tolist() == pytest.approx([7 / 52])
 
 
+def _decoded(e: RoyEngine, seat: int) -> dict[str, np.ndarray]:
+    obs = np.empty(e.layout.size, np.float32)
+    e.write_observation(seat, obs)
+    return {k: v.copy() for k, v in e.layout.decode(obs).items()}
+
+
+def test_observation_shows_the_penalty_this_turn_has_built() -> None:
+    """Mid-turn, the seat sees what ending the turn would leave the next player: the Aces it
+    has just discarded count, and so does a King of Spades it discarded earlier in the turn."""
+    e = roy([["AD", "AC", "2C", "3C", "4C", "5H", "7C"], ["AH", "7D", "8D", "9D", "TD", "QD", "KD"]],
+            "5D")
+    play(e, "play:5H", "play:AH")  # seat 1 leaves a penalty of two
+    assert _decoded(e, 0)["ace_penalty"].tolist() == [2 / 8]
+    play(e, "play:AD")  # seat 0 answers and may add its second Ace
+    view = _decoded(e, 0)
+    assert view["phase"].tolist() == [0.0, 1.0] and view["ace_penalty"].tolist() == [4 / 8]
+    play(e, "play:AC")
+    assert e.current_player == 1 and _decoded(e, 1)["ace_penalty"].tolist() == [6 / 8]
+
+    e = roy([["QS", "KS", "KC", "2C", "3C", "4C", "5C"], FILLER], "9S")
+    play(e, "play:QS")
+    assert _decoded(e, 0)["king_of_spades_played"].tolist() == [0.0]
+    play(e, "play:KS")  # KC may follow: the turn goes on with the King's draw still to come
+    view = _decoded(e, 0)
+    assert e.current_player == 0 and view["king_of_spades_played"].tolist() == [1.0]
+    play(e, "play:KC")
+    assert e.current_player == 0 and len(e.hands[1]) == 14  # seat 1 drew seven, skipped
+    assert _decoded(e, 0)["king_of_spades_played"].tolist() == [0.0]
+
+
 def test_action_constants() -> None:
     e = RoyEngine()
     assert e.action_name(DRAW) == "draw" and e.action_name(END) == "end"

@@ -82,7 +82,8 @@ class RoyEngine(CachedViews, Engine):
         self.s_hand = layout.add("hand", 52)
         self.s_top = layout.add("top_card", 52)
         self.s_suit = layout.add("announced_suit", 4)
-        self.s_penalty = layout.add("ace_penalty", 1)  # cards to draw / 8
+        self.s_penalty = layout.add("ace_penalty", 1)  # cards to draw / 8, this turn's Aces too
+        self.s_king = layout.add("king_of_spades_played", 1)  # this turn: next seat draws 7
         self.s_phase = layout.add("phase", 2)  # [first card, continuing]
         self.s_opp = layout.add("opponent_hand_sizes", n - 1)  # / 52, next seat first
         self.s_memory = layout.add("discard_memory", 52)  # remembered buried discards
@@ -95,6 +96,7 @@ class RoyEngine(CachedViews, Engine):
         state.add("top_card", 52)
         state.add("announced_suit", 4)
         state.add("ace_penalty", 1)
+        state.add("king_of_spades_played", 1)
         state.add("phase", 2)
         state.add("deck", 52)
         state.add("discard", 52)
@@ -361,6 +363,7 @@ class RoyEngine(CachedViews, Engine):
                 self._observation_from_scratch(s, self._views[s])
                 self._views[s, self.s_phase] = 0.0
                 self._views[s, self.s_penalty] = 0.0
+                self._views[s, self.s_king] = 0.0
                 self._views[s, self.s_deck] = 0.0
                 self._views[s, self.s_top] = 0.0
             self._views_ok = True
@@ -369,11 +372,18 @@ class RoyEngine(CachedViews, Engine):
     def _finish_view(self, seat: int, out: np.ndarray) -> None:
         out[self._top0 + self.discard[-1]] = 1.0
         out[self.s_phase.start + self.phase] = 1.0
-        if self.ace_chain:
-            out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
+        if self.ace_chain or self.aces_this_turn:
+            out[self.s_penalty.start] = self._pile_penalty()
+        if self.king_this_turn:
+            out[self.s_king.start] = 1.0
         out[self.s_deck.start] = len(self.deck) / 52.0
         if not self._perfect_memory:
             np.greater_equal(self.tracker.known[seat], 0, out=out[self.s_memory])
+
+    def _pile_penalty(self) -> float:
+        """The Ace penalty the pile holds now (/ 8): the chain the turn began facing plus the
+        Aces discarded this turn, which is what the next player faces if the turn ends here."""
+        return min(2 * (self.ace_chain + self.aces_this_turn), 8) / 8.0
 
     def _observation_from_scratch(self, seat: int, out: np.ndarray) -> None:
         """The reference encoding; tests check the incremental views against it."""
@@ -383,8 +393,10 @@ class RoyEngine(CachedViews, Engine):
         out[self.s_top.start + self.discard[-1]] = 1.0
         if self.announced_suit >= 0:
             out[self.s_suit.start + self.announced_suit] = 1.0
-        if self.ace_chain:
-            out[self.s_penalty.start] = min(2 * self.ace_chain, 8) / 8.0
+        if self.ace_chain or self.aces_this_turn:
+            out[self.s_penalty.start] = self._pile_penalty()
+        if self.king_this_turn:
+            out[self.s_king.start] = 1.0
         out[self.s_phase.start + self.phase] = 1.0
         hands = self.hands
         base = self.s_opp.start - 1
@@ -408,8 +420,9 @@ class RoyEngine(CachedViews, Engine):
         if self.announced_suit >= 0:
             out[i + self.announced_suit] = 1.0
         i += 4
-        out[i] = min(2 * self.ace_chain, 8) / 8.0
-        i += 1
+        out[i] = self._pile_penalty()
+        out[i + 1] = float(self.king_this_turn)
+        i += 2
         out[i + self.phase] = 1.0
         i += 2
         for c in self.deck:
