@@ -300,6 +300,8 @@ class DogpileEngine(CachedViews, Engine):
         self._mask_valid = False
         #: (tracker slot, card) the acting dog saw during the current decision.
         self._seen_by_actor: list[tuple[int, int]] = []
+        #: Set by the parallel env for one tick: every dog's memory already decayed at its start.
+        self._decayed_for_tick = False
         self._build_obs_cache()
         self._reset_fields()
 
@@ -912,9 +914,28 @@ class DogpileEngine(CachedViews, Engine):
         """Per slot, the card ``seat`` sees (face up) or remembers there, else -1."""
         return np.where(self.face_up, self.pile, self.tracker.known[seat, :NUM_SLOTS])
 
+    def decay_all_for_tick(self) -> None:
+        """Parallel play: every dog decided on the tick's first observation, so every dog's
+        memory decays now, before any move of the tick plays out. (In the AEC order each dog
+        decays as it decides, after the earlier dogs' moves, which its observation showed.)
+        :meth:`end_tick_decay` ends the tick."""
+        if not self._forgets:
+            return
+        for seat in range(self.num_players):
+            self.tracker.after_decision(seat)
+            self._after_forgetting(seat)
+            self._dirty[seat] = STALE
+        self._decayed_for_tick = True
+
+    def end_tick_decay(self) -> None:
+        self._decayed_for_tick = False
+
     def _apply_forgetting(self, action: int) -> None:
         seat = self.current_player
         self._seen_by_actor.clear()
+        if self._decayed_for_tick:
+            self._apply(action)
+            return
         super()._apply_forgetting(action)
         # The tracker may have dropped some of this dog's memories, but what the dog saw in
         # this very decision lasts until its next one.

@@ -13,7 +13,10 @@ would ask them in: rotating, or drawn per tick). Conflict resolution:
 * Such a dog's ``infos[agent]["voided"]`` is True for that step.
 
 When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
-after the same actions in the tick's order. Between rounds (the untimed SNIFF and shuffle) one
+after the same actions in the tick's order, but for memory: with forgetting (``memory`` not
+``"perfect"``) every dog's memory decays at the start of the tick, since every dog decided on
+the tick's first observation; the AEC env decays each dog as it decides, after the moves before
+it in the tick, which it saw. Between rounds (the untimed SNIFF and shuffle) one
 dog decides per parallel step; every other dog's mask allows only ``wait`` and its action is
 ignored, and a masked-out action of the deciding dog is ignored too (nothing happens; such
 idle steps count towards the ``max_steps`` truncation).
@@ -89,14 +92,19 @@ class DogpileParallelEnv(ParallelEnv):
         if engine.phase == PLAY:
             tick = engine.tick_count
             start_masks = self._masks  # what each dog saw: the masks of the last observation
-            while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
-                seat = engine.current_player
-                action = self._as_action(actions.get(self.possible_agents[seat]))
-                if action < 0 or not start_masks[seat, action] or not engine.legal_mask()[action]:
-                    voided[seat] = True
-                    action = WAIT
-                engine.step(action)
-                rewards += engine.rewards
+            engine.decay_all_for_tick()
+            try:
+                while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
+                    seat = engine.current_player
+                    action = self._as_action(actions.get(self.possible_agents[seat]))
+                    if (action < 0 or not start_masks[seat, action]
+                            or not engine.legal_mask()[action]):
+                        voided[seat] = True
+                        action = WAIT
+                    engine.step(action)
+                    rewards += engine.rewards
+            finally:
+                engine.end_tick_decay()
         else:
             seat = engine.current_player
             action = self._as_action(actions.get(self.possible_agents[seat]))
