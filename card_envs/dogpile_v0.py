@@ -11,7 +11,7 @@
 | Observation shape | `{"observation": (1257 + 87n,), "action_mask": (167,)}` (1518 for 3 dogs) |
 | Observation values | [0, 1] (totals in [0, 3], last round's loot in [0, 2]) |
 | Rewards | +1 / -1 (ties split) at the end of the game (`reward="score"`: each round's loot) |
-| Variants | `num_players` 2-6, `ticks_per_second`, `round_seconds`, `tick_order`, `shuffler_sees_bones`, `ace_high_straight`, `memory` |
+| Variants | `num_players` 2-6, `ticks_per_second`, `round_seconds`, `tick_order`, `shuffler_sees_bones`, `ace_high_straight`, `sniff`, `memory` |
 
 Rules and every interpretation: `card_envs/games/dogpile/RULES.md`.
 
@@ -26,7 +26,8 @@ Actions: `0..53` `dig:NN` turns over the bone at pile slot NN for all to see (in
 phase: picks it up to sniff); `54..107` `down:NN` and `108..161` `up:NN` put the bone in motion
 (a dug bone, a bone being buried, a sniffed bone being shuffled back) on empty slot NN face down
 / face up; `162` `keep` keeps the dug bone in a free paw; `163..165` `bury:i` starts burying paw
-bone i (two decisions: choose the bone, then the spot); `166` `wait`.
+bone i (two decisions: choose the bone, then the spot); `166` `wait` (in the sniff, before the
+first pick: decline to sniff).
 
 Observation (opponents listed from the next seat on; n = `num_players`): the 54 pile slots x
 (occupied, face up, rank 14 + suit 4 of the face-up or remembered bone, or the chance of each

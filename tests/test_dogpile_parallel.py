@@ -134,7 +134,7 @@ def test_masked_out_actions_become_wait() -> None:
 
 
 def test_between_rounds_only_the_sniffer_decides() -> None:
-    par, obs = _start()
+    par, obs = _start(sniff="required")
     while par.engine.phase == PLAY:
         obs, *_ = par.step(dict.fromkeys(par.agents, WAIT))
     engine = par.engine

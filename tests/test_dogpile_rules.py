@@ -27,6 +27,7 @@ from card_envs.games.dogpile.engine import (
     round_feats,
 )
 from card_envs.games.dogpile.heuristic import DogpileHeuristic, _card
+from tests.engine_helpers import legal_names
 
 
 def stacked(placed: dict[int, str]) -> list[str]:
@@ -381,6 +382,32 @@ def test_sniffer_sees_the_bones_while_picking() -> None:
     assert observation(e, 1)["sniff_actor"].tolist() == [0, 0, 1]  # player_0 (2 seats on)
 
 
+def test_a_sniffer_may_decline_before_its_first_pick() -> None:
+    """ "may pick up and look at any 3 bones": `wait` declines, and the next sniffer is up."""
+    e = engine({30: "7S", 40: "2D", 41: "9C"}, **SHORT)
+    collect(e, {})  # everyone ties at 0: all three sniff, in seat order
+    assert e.sniffers == [0, 1, 2] and "wait" in legal_names(e)
+    before = e.pile.copy()
+    act(e, 0, "wait")
+    assert e.phase == SNIFF and e.current_player == 1 and e.sniffers == [1, 2]
+    assert np.array_equal(e.pile, before) and len(e.groups) == 1 and not e.groups[0]["members"]
+    act(e, 1, "dig:30")
+    assert "wait" not in legal_names(e)  # once it has picked up a bone, the sniff goes on
+    act(e, 1, "dig:40")
+    act(e, 1, "dig:41")
+    for slot in (30, 40, 41):
+        act(e, 2, f"down:{slot:02d}")
+    act(e, 2, "wait")
+    assert e.phase == PLAY and e.round_index == 1 and len(e.groups) == 1
+    e.check_invariants()
+
+
+def test_sniff_can_be_required() -> None:
+    e = engine({}, sniff="required", **SHORT)
+    collect(e, {})
+    assert e.phase == SNIFF and "wait" not in legal_names(e)
+
+
 def test_sniffer_knows_the_bones_not_where_they_went() -> None:
     e = _sniff_scenario()
     assert e.groups[0]["slots"] == [0, 1, 30]
@@ -553,6 +580,7 @@ def reference_mask(e: DogpileEngine, seat: int) -> np.ndarray:
     elif seat == e.current_player:
         if e.phase == SNIFF:
             out[DIG:DOWN] = e.occupied
+            out[WAIT] = e.sniff_optional and not e.bag  # declining, before the first pick
         elif e.phase == SHUFFLE:
             out[DOWN:UP] = e.empty
     return out

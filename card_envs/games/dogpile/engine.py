@@ -200,6 +200,9 @@ class DogpileEngine(CachedViews, Engine):
             "(the text has it shuffle them face down: False).", choices=(False, True)),
         "ace_high_straight": Option(False, "Also count Q-K-A of one suit as a straight fetch.",
                                     choices=(False, True)),
+        "sniff": Option("optional", "The lowest dogs 'may' sniff: 'optional' (a sniffer may "
+                        "decline with wait before its first pick) or 'required'.",
+                        choices=("optional", "required")),
     }
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
         {"memory": "none", "round_seconds": (3, 2, 1)},
@@ -223,6 +226,7 @@ class DogpileEngine(CachedViews, Engine):
         self.random_order = cfg["tick_order"] == "random"
         self.shuffler_sees = cfg["shuffler_sees_bones"]
         self.ace_high = cfg["ace_high_straight"]
+        self.sniff_optional = cfg["sniff"] == "optional"
         self.num_actions = NUM_ACTIONS
         names = [f"dig:{s:02d}" for s in range(NUM_SLOTS)]
         names += [f"down:{s:02d}" for s in range(NUM_SLOTS)]
@@ -622,6 +626,15 @@ class DogpileEngine(CachedViews, Engine):
         self._mask_valid = False
         self._table_changed()
 
+    def _decline_sniff(self) -> None:
+        """The sniffer passes ("may pick up"): its empty group goes; the next sniffer is up."""
+        self.groups.pop(self.active_group)  # the last group, opened by _start_sniff
+        self.active_group = -1
+        self.sniffers.pop(0)
+        self._mask_valid = False
+        self._table_changed()
+        self._start_sniff()
+
     def _sniff_pick(self, slot: int) -> None:
         sniffer = self.current_player
         card = int(self.pile[slot])
@@ -778,7 +791,10 @@ class DogpileEngine(CachedViews, Engine):
                 return
             self._end_tick()
         elif phase == SNIFF:
-            self._sniff_pick(action)
+            if action == WAIT:
+                self._decline_sniff()
+            else:
+                self._sniff_pick(action)
         else:
             self._shuffle_place(action - DOWN)
 
@@ -906,6 +922,8 @@ class DogpileEngine(CachedViews, Engine):
         if seat == self.current_player:
             if phase == SNIFF:
                 out[DIG:DOWN] = self._dig_mask_v[DIG:DOWN]  # ``occupied``
+                if self.sniff_optional and not self.bag:
+                    out[WAIT] = 1  # decline, before the first pick only
             elif phase == SHUFFLE:
                 out[DOWN:UP] = self._place_mask_v[DOWN:UP]  # ``empty``
 
