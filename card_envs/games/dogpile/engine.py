@@ -620,7 +620,10 @@ class DogpileEngine(CachedViews, Engine):
         self.phase = SNIFF
         self.current_player = sniffer
         vbase = self.virtual_base + (self.round_index * self.num_players + sniffer) * SNIFF_BONES
-        self.groups.append({"slots": [], "members": [], "vbase": vbase})
+        # "unseen": per dog, candidates that left the group unseen and were later dug up
+        # elsewhere without the dog knowing them as candidates: to it they are still live.
+        self.groups.append({"slots": [], "members": [], "vbase": vbase,
+                            "unseen": [0] * self.num_players})
         self.active_group = len(self.groups) - 1
         self.bag = []
         self._mask_valid = False
@@ -721,13 +724,26 @@ class DogpileEngine(CachedViews, Engine):
                     g["slots"].remove(slot)
             self._tidy_groups()
 
-    def _revealed(self, card: int) -> None:
-        """Everyone saw ``card``: it is no longer a candidate of any sniffed group."""
+    def _revealed(self, card: int, slot: int) -> None:
+        """Everyone saw ``card`` dug up from ``slot``: it is no longer a candidate of any
+        sniffed group. Dug from one of the group's spots, everyone learns that (it came from
+        there). Dug elsewhere, it had left the group unseen (sniffed again), and only the dogs
+        that remember it as a candidate can strike it; the others still count a live one."""
         changed = False
+        if self.group_flag[slot]:
+            self.group_flag[slot] = 0.0
+            changed = True
         for g in self.groups:
+            from_here = slot in g["slots"]
+            if from_here:
+                g["slots"].remove(slot)
             members = g["members"]
             if card in members:
                 j = members.index(card)
+                if not from_here:
+                    unseen = g["unseen"]
+                    for s in np.flatnonzero(self.tracker.known[:, g["vbase"] + j] < 0):
+                        unseen[s] += 1
                 members[j] = -1
                 self.tracker.conceal(g["vbase"] + j)
                 changed = True
@@ -736,7 +752,10 @@ class DogpileEngine(CachedViews, Engine):
             self._tidy_groups()
 
     def _tidy_groups(self) -> None:
-        """Drop finished groups; a group down to one slot and one candidate is known exactly."""
+        """Drop groups with no spot left. A group down to one spot and one candidate is known
+        exactly by each dog that remembers that candidate and knows of no other. The group
+        itself (and its public flag) lasts until its last spot is dug or sniffed again: when a
+        dog can deduce the bone is not public."""
         keep = []
         known = self.tracker.known
         for idx, g in enumerate(self.groups):
@@ -747,10 +766,8 @@ class DogpileEngine(CachedViews, Engine):
             live = [j for j in range(len(members)) if members[j] >= 0]
             if len(slots) == 1 and len(live) == 1:
                 j = live[0]
-                knowers = known[:, vbase + j] >= 0
+                knowers = (known[:, vbase + j] >= 0) & (np.asarray(g["unseen"]) == 0)
                 known[knowers, slots[0]] = members[j]
-                self.group_flag[slots[0]] = 0.0
-                slots.clear()
             if not slots:
                 known[:, vbase:vbase + SNIFF_BONES] = -1
                 continue
@@ -813,8 +830,7 @@ class DogpileEngine(CachedViews, Engine):
         if self._was_burying[seat]:
             self._patch_dog(seat)
         if self.groups:
-            self._slot_left_groups(slot)
-            self._revealed(card)
+            self._revealed(card, slot)
 
     def _place(self, seat: int, slot: int, up: bool) -> None:
         if self.dog_phase[seat] == HOLDING:
@@ -1071,7 +1087,7 @@ class DogpileEngine(CachedViews, Engine):
             if not slots:
                 continue
             members = g["members"]
-            live = sum(1 for c in members if c >= 0)
+            live = sum(1 for c in members if c >= 0) + g["unseen"][seat]
             if not live:
                 continue
             vbase = g["vbase"]
