@@ -715,32 +715,31 @@ class DogpileEngine(CachedViews, Engine):
                 return i
         raise AssertionError("no free paw")  # digging needs a free paw, so never reached
 
+    def _leave_group(self, slot: int) -> dict[str, Any] | None:
+        """``slot`` (in plain view) leaves the sniffed group holding it: that group, or None."""
+        if not self.group_flag[slot]:
+            return None
+        self._table_changed()
+        self.group_flag[slot] = 0.0
+        group = next(g for g in self.groups if slot in g["slots"])
+        group["slots"].remove(slot)
+        return group
+
     def _slot_left_groups(self, slot: int) -> None:
-        if self.group_flag[slot]:
-            self._table_changed()
-            self.group_flag[slot] = 0.0
-            for g in self.groups:
-                if slot in g["slots"]:
-                    g["slots"].remove(slot)
+        if self._leave_group(slot) is not None:
             self._tidy_groups()
 
-    def _revealed(self, card: int, slot: int) -> None:
-        """Everyone saw ``card`` dug up from ``slot``: it is no longer a candidate of any
-        sniffed group. Dug from one of the group's spots, everyone learns that (it came from
-        there). Dug elsewhere, it had left the group unseen (sniffed again), and only the dogs
+    def _revealed(self, card: int, source: dict[str, Any] | None) -> None:
+        """Everyone saw ``card`` dug up from a spot of group ``source`` (None: of no group): it
+        is no longer a candidate of any sniffed group. From its own group's spot, everyone
+        learns that. Elsewhere, it had left the group unseen (sniffed again), and only the dogs
         that remember it as a candidate can strike it; the others still count a live one."""
-        changed = False
-        if self.group_flag[slot]:
-            self.group_flag[slot] = 0.0
-            changed = True
+        changed = source is not None
         for g in self.groups:
-            from_here = slot in g["slots"]
-            if from_here:
-                g["slots"].remove(slot)
             members = g["members"]
             if card in members:
                 j = members.index(card)
-                if not from_here:
+                if g is not source:
                     unseen = g["unseen"]
                     for s in np.flatnonzero(self.tracker.known[:, g["vbase"] + j] < 0):
                         unseen[s] += 1
@@ -830,7 +829,7 @@ class DogpileEngine(CachedViews, Engine):
         if self._was_burying[seat]:
             self._patch_dog(seat)
         if self.groups:
-            self._revealed(card, slot)
+            self._revealed(card, self._leave_group(slot))
 
     def _place(self, seat: int, slot: int, up: bool) -> None:
         if self.dog_phase[seat] == HOLDING:
