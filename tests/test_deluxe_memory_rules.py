@@ -23,6 +23,7 @@ from card_envs.games.deluxe_memory.engine import (
     RED_TARGET,
     ROW_NAMES,
     SIMPLE_GIVER,
+    TEN_PAIR,
     DeluxeMemoryEngine,
 )
 from card_envs.games.deluxe_memory.heuristic import DeluxeMemoryHeuristic
@@ -387,6 +388,16 @@ def test_jokers_stop_rearranging_early() -> None:
     assert engine.phase == PICK1 and engine.current_player == 1
 
 
+def test_joker_rearranging_swaps_cards_and_never_fills_a_hole() -> None:
+    """RULES.md's choice: rearranging swaps two cards; the jokers' own places, now holes, and
+    the unused corners are never offered."""
+    engine = deal({"a1": "X1", "g8": "X2"}, jokin_around=True)
+    play(engine, "cell:a1", "cell:g8")
+    assert engine.phase == JOKER_SWAP
+    legal = legal_names(engine)
+    assert not {"cell:a1", "cell:g8", "cell:a8", "cell:g1"} & legal and "cell:a2" in legal
+
+
 def test_zero_joker_swaps_rearrange_nothing() -> None:
     engine = deal({"a1": "X1", "g8": "X2", "a2": "5C"}, jokin_around=True, joker_swaps=0)
     before = [c for i, c in enumerate(engine.grid) if i not in (cell("a1"), cell("g8"))]
@@ -394,6 +405,19 @@ def test_zero_joker_swaps_rearrange_nothing() -> None:
     assert engine.phase == PICK1 and engine.current_player == 1
     assert sorted(engine.discard) == [52, 53]
     assert [c for i, c in enumerate(engine.grid) if i not in (cell("a1"), cell("g8"))] == before
+
+
+def test_a_holder_of_two_ten_pairs_spends_one_per_match() -> None:
+    """RULES.md's choice: the Ten pair kept first takes the next match; the other waits."""
+    engine = deal({"a2": "7C", "a3": "7H", "b2": "TC", "b3": "TH", "c2": "KC", "c3": "KH",
+                   "d2": "5S", "d3": "5C"})
+    play(engine, "cell:a2", "cell:a3", "cell:b2", "cell:b3")  # a Seven's extra turn: a Ten pair
+    play(engine, "pay_for_turn", "cell:c2", "cell:c3", "effect:T")  # the Kings kept as a Ten
+    assert [role for role, _, _ in engine.kept[0]] == [TEN_PAIR, TEN_PAIR]
+    play(engine, "cell:d2", "cell:d3")  # seat 1's match goes to seat 0
+    assert engine.effect_owner == 0
+    assert engine.kept[0] == [[TEN_PAIR, card_id("KC"), card_id("KH")]]
+    assert {card_id("TC"), card_id("TH")} <= set(engine.discard)
 
 
 # -- memory --------------------------------------------------------------------------------------

@@ -569,3 +569,20 @@ def test_heuristic_beats_random_clearly() -> None:
         wins += engine.winners == [seat]
         losses += engine.winners == [1 - seat]
     assert wins >= 250 and losses <= 20, (wins, losses)
+
+
+def test_a_single_card_cycles_until_a_score_or_the_stall_limit() -> None:
+    """RULES.md, section 6: the end is checked when a turn ends, and a scoreless turn puts a
+    card back on the discard pile, which slides over at once, so "deck and discard pile both
+    depleted" does not end the round; the stall limit does."""
+    e = new_game(stacked(QUIET_TOPS, deck=["QS"]), stall_turns=6)
+    pool = [card_code(c) for c in e.deck if card_code(c) != "QS"]
+    arrange(e, deck=["QS"], scored=((), tuple(pool)))
+    turns = 0
+    while not e.done:
+        assert len(e.deck) + len(e.discard) + (e.first_card >= 0) == 1  # one card in play
+        legal = {e.action_names[a] for a in np.flatnonzero(e.legal_mask())}
+        e.step(e.action_id("flip:side1" if "flip:side1" in legal else "keep:first"))
+        turns += "flip:side1" not in legal
+        e.check_invariants()
+    assert turns == 6 and e.scoreless_turns == 6

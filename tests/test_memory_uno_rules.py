@@ -396,6 +396,12 @@ def test_directly_hitting_50_drops_to_0_and_100_to_50() -> None:
     assert e.totals == [0, 50, 50] and not e.done and e.round_number == 2
 
 
+def test_in_a_round_episode_a_failed_call_landing_on_50_drops_to_0_and_wins() -> None:
+    e = mu([["TC", "TD", "X1", "X2"], ["AD", "2D", "3D", "4D"], ["AC", "2C", "3C", "5C"]])
+    play(e, "call")  # 20 is not the lowest hand: 20 + 30 = 50, which drops to 0
+    assert e.last_round == [50, 10, 11] and e.totals == [0, 10, 11] and e.winners == [0]
+
+
 def test_passing_over_50_does_not_drop() -> None:
     hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"]]
     e = _game_call([45, 5], hands)

@@ -231,6 +231,18 @@ def test_going_out_wins_the_hand_and_scores() -> None:
     assert e.rewards.tolist() == [7.0, 0.0]
 
 
+@pytest.mark.parametrize(("hand", "starter"), [
+    (["7S", "8S", "9S", "TS", "JS", "QS", "KS"], "6S"),  # out on the King of Spades
+    (["8H", "9H", "TH", "JH", "QH", "KH", "AH"], "7H"),  # out on an Ace
+])
+def test_going_out_on_a_special_card_imposes_nothing(hand: list[str], starter: str) -> None:
+    """RULES.md's choice: the hand is scored on the cards the opponent holds, no penalty drawn."""
+    e = roy([hand, FILLER], starter, reward="score")
+    play(e, *(f"play:{c}" for c in hand))
+    assert e.terminated and e.winners == [0] and e.scores == [7, 0]
+    assert len(e.hands[1]) == 7
+
+
 def test_win_rewards_default() -> None:
     e = roy([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H")
     play(e, "play:2H", "play:3H", "play:4H", "play:5H", "play:6H", "play:7H", "play:8H")
