@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from card_envs.agents import Agent, AgentSpec, make_agent
+from card_envs.agents.policy import check_policy_fits
 
 
 class BatchActor(Protocol):
@@ -128,17 +129,3 @@ def resolve_run_policy(run_dir: str) -> str:
         if os.path.isfile(path):
             return path
     raise FileNotFoundError(f"no best.zip, final.zip or latest.zip in run directory {run_dir!r}")
-
-
-def check_policy_fits(model: Any, game: str, config: dict[str, Any], label: str) -> None:
-    """A policy trained on another game or player count fails here, not deep inside torch."""
-    from card_envs.games import make_engine
-
-    engine = make_engine(game, **config)
-    obs_shape = tuple(model.observation_space.shape)
-    n_actions = int(model.action_space.n)
-    if obs_shape != (engine.layout.size,) or n_actions != engine.num_actions:
-        raise ValueError(
-            f"policy {label!r} expects observations {obs_shape} and {n_actions} actions; "
-            f"{game} with {config} has ({engine.layout.size},) and {engine.num_actions}"
-        )

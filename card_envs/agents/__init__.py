@@ -22,7 +22,8 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
     :class:`Agent`, or a callable ``(observation, action_mask) -> action``.
     """
     if isinstance(spec, Agent):
-        spec.seed(seed)
+        if seed is not None:  # a user's agent keeps its own stream unless a seed is given
+            spec.seed(seed)
         return spec
     if isinstance(spec, (str, os.PathLike)):
         text = os.fspath(spec)
@@ -35,9 +36,11 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
             heuristic.seed(seed)
             return heuristic
         if text.endswith(".zip") or os.path.exists(text):
-            from card_envs.agents.policy import PolicyAgent
+            from card_envs.agents.policy import PolicyAgent, check_policy_fits
 
-            return PolicyAgent(text, seed=seed)
+            agent = PolicyAgent(text, seed=seed)
+            check_policy_fits(agent.model, game, config, text)
+            return agent
         raise ValueError(
             f"unknown agent {text!r}: use 'random', 'heuristic', a path to a saved policy "
             "(.zip), an Agent, or a callable (observation, action_mask) -> action"

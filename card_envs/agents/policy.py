@@ -27,8 +27,28 @@ def load_maskable_ppo(path: str | os.PathLike[str], device: str = "cpu") -> Any:
         raise ValueError(f"could not load a MaskablePPO policy from {path!r}: {err}") from err
 
 
+def check_policy_fits(
+    model: Any, game: str, config: dict[str, Any] | None, label: str
+) -> None:
+    """A policy trained on another game or player count fails here, naming the file and the
+    game, not at its first move deep inside torch."""
+    from card_envs.games import make_engine
+
+    engine = make_engine(game, **(config or {}))
+    obs_shape = tuple(model.observation_space.shape)
+    n_actions = int(model.action_space.n)
+    if obs_shape != (engine.layout.size,) or n_actions != engine.num_actions:
+        raise ValueError(
+            f"policy {label!r} expects observations {obs_shape} and {n_actions} actions; "
+            f"{game} with {config or {}} has ({engine.layout.size},) and {engine.num_actions}"
+        )
+
+
 class PolicyAgent(Agent):
-    """Acts with a saved (or in-memory) MaskablePPO model on one observation at a time."""
+    """Acts with a saved (or in-memory) MaskablePPO model on one observation at a time.
+
+    A stochastic policy samples from ``self.rng`` (as every agent does), never from torch's
+    global generator: seeding the agent must not reseed the user's torch."""
 
     def __init__(self, model: Any, deterministic: bool = True, name: str | None = None,
                  seed: int | None = None) -> None:
@@ -40,15 +60,19 @@ class PolicyAgent(Agent):
         self.name = name or "policy"
         self.rng = np.random.default_rng(seed)
 
-    def seed(self, seed: int | None) -> None:
-        super().seed(seed)
-        if not self.deterministic:
-            import torch
-
-            torch.manual_seed(int(self.rng.integers(2**31)))
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = self.model.predict(
-            observation, action_masks=action_mask.astype(bool), deterministic=self.deterministic
-        )
-        return int(action)
+        legal = action_mask.astype(bool)
+        if self.deterministic:
+            action, _ = self.model.predict(observation, action_masks=legal, deterministic=True)
+            return int(action)
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            obs, _ = policy.obs_to_tensor(observation)
+            dist = policy.get_distribution(obs, action_masks=legal)
+            probs = dist.distribution.probs[0].double().numpy()
+        cdf = probs.cumsum()
+        # First action whose cumulative mass exceeds u; masked actions have zero mass.
+        index = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+        return min(index, len(cdf) - 1)

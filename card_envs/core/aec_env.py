@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
 
-from card_envs.core.engine import Engine
-from card_envs.core.render import RENDER_MODES, check_render_mode, render
+from card_envs.core.engine import Engine, integer_action
+from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 ILLEGAL_ACTION_MODES = ("error", "penalty")
 RESET_OPTIONS = ("deck",)
@@ -68,6 +69,7 @@ class CardAECEnv(AECEnv):
         self.metadata = {
             "name": f"{engine.name}_v0",
             "render_modes": list(RENDER_MODES),
+            "render_fps": RENDER_FPS,
             "is_parallelizable": False,
         }
         n = engine.num_players
@@ -122,15 +124,21 @@ class CardAECEnv(AECEnv):
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has stepped None: PettingZoo warns and does nothing
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        if dead:
             self._was_dead_step(action)
             return
         engine = self.engine
         if type(action) is not int:
-            if not isinstance(action, np.integer):
+            converted = integer_action(action)
+            if converted is None:
                 self._illegal(agent, action)
                 return
-            action = int(action)
+            action = converted
         if not (0 <= action < self._num_actions and engine.legal_mask()[action]):
             self._illegal(agent, action)
             return
@@ -206,23 +214,41 @@ class CardAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        self._require_reset("agent_iter")
         return _AgentIterable(self, max_iter)
+
+    def _require_reset(self, method: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"reset() must be called before {method}()")
 
     # -- observations ------------------------------------------------------------------------
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        agent = self.agent_selection
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        # The checks cost nothing on the way through: they run only when a lookup fails.
+        try:
+            agent = self.agent_selection
+            return (
+                self.observe(agent) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
+        except (AttributeError, KeyError):
+            self._require_reset("last")
+            if not self.agents:
+                raise RuntimeError(
+                    "last() called after every agent has stepped None at the end of the "
+                    "episode; call reset()"
+                ) from None
+            raise
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise RuntimeError("reset() must be called before observe()")
-        seat = self.agent_name_mapping[agent]
+        try:
+            seat = self.agent_name_mapping[agent]
+        except KeyError:
+            raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
         engine = self.engine
         obs = engine.observation(seat)
         if seat == engine.current_player and not (
@@ -234,10 +260,13 @@ class CardAECEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
+        self._require_reset("state")
         return self.engine.state_array()
 
     # -- utilities ---------------------------------------------------------------------------
     def render(self) -> str | None:
+        if self.render_mode is not None:
+            self._require_reset("render")
         return render(self.engine, self.render_mode)
 
     def close(self) -> None:

@@ -88,10 +88,21 @@ def parse_stacked_deck(deck: Sequence[str] | str, expected: Sequence[int]) -> li
     """
     if isinstance(deck, str):
         deck = deck.replace(",", " ").split()
-    try:
-        cards = [card_id(code) if isinstance(code, str) else int(code) for code in deck]
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"malformed stacked deck: {err}") from None
+    if not isinstance(deck, (Sequence, np.ndarray)):
+        raise ValueError(f"malformed stacked deck: expected a list of card codes or one string, "
+                         f"got {type(deck).__name__}")
+    cards = []
+    for i, code in enumerate(deck):
+        if isinstance(code, str):
+            try:
+                cards.append(card_id(code))
+            except ValueError as err:
+                raise ValueError(f"malformed stacked deck: entry {i}: {err}") from None
+        elif isinstance(code, (int, np.integer)) and not isinstance(code, bool):
+            cards.append(int(code))
+        else:  # a float or a bool read as a card id would deal a different deck than meant
+            raise ValueError(f"malformed stacked deck: entry {i} is {code!r}; entries are card "
+                             "codes like 'TH' or integer card ids")
     bad = [c for c in cards if not 0 <= c < NUM_CARDS]
     if bad:
         raise ValueError(f"malformed stacked deck: card ids {bad} are outside 0..{NUM_CARDS - 1}")

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Option:
@@ -117,5 +119,13 @@ def resolve_config(
         )
     resolved = {k: opt.default for k, opt in options.items()}
     for key, value in given.items():
-        resolved[key] = options[key].validate(key, value)
+        resolved[key] = options[key].validate(key, _plain(value))
     return resolved
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as the Python values they hold (``np.int64(3)`` is a player count), so
+    configs built from arrays validate, and compare and save, like hand-written ones."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

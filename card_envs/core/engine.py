@@ -24,6 +24,22 @@ from card_envs.core.obs_layout import ObsLayout
 DEFAULT_SAFETY_CAP = 50_000
 
 
+def integer_action(action: Any) -> int | None:
+    """``action`` as a Python int if it is an integer action, else None.
+
+    Integer actions are what ``Discrete.contains`` accepts: Python and numpy integers and 0-d
+    integer arrays (what SB3's ``predict`` returns). Bools, floats and other shapes are not
+    actions: ``True`` silently meaning 1 would hide a bug in the caller.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    return None
+
+
 class CachedViews:
     """Observations for engines that keep each seat's observation as an up-to-date row
     (:meth:`_view`) and write a few per-decision entries on top (:meth:`_finish_view`).
@@ -169,9 +185,14 @@ class Engine:
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the position is inconsistent. Games extend this."""
+        seat = self.current_player
+        assert type(seat) is int and 0 <= seat < self.num_players, f"current_player {seat!r}"
+        assert type(self.num_steps) is int and self.num_steps >= 0, f"num_steps {self.num_steps!r}"
         cards = sorted(self.all_cards())
         expected = sorted(self.deck_cards())
         assert cards == expected, f"{self.name}: cards not conserved"
+        if not self.done:
+            assert self.legal_mask().any(), f"{self.name}: a live position with no legal action"
 
     # -- shared driver -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, deck: Sequence[str] | str | None = None) -> None:
@@ -235,29 +256,24 @@ class Engine:
         return self.terminated or self.truncated
 
     def is_legal(self, action: Any) -> bool:
-        if isinstance(action, (bool, np.bool_)):
-            return False
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            return False
-        if a != action or not 0 <= a < self.num_actions:
-            return False
-        return bool(self.legal_mask()[a])
+        a = integer_action(action)
+        return a is not None and 0 <= a < self.num_actions and bool(self.legal_mask()[a])
 
     def illegal_reason(self, action: Any) -> str:
         legal = [self.action_names[a] for a in np.flatnonzero(self.legal_mask())]
         shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
-        try:
-            a = int(action)
-            named = f"{a} ({self.action_names[a]})" if 0 <= a < self.num_actions else repr(action)
-        except (TypeError, ValueError):
-            named = repr(action)
-        if not (isinstance(action, (int, np.integer)) and 0 <= int(action) < self.num_actions):
+        a = integer_action(action)
+        if a is None:
             return (
-                f"{self.name}: action {action!r} is out of range: actions are integers in "
+                f"{self.name}: action {action!r} is not an integer action: actions are integers "
+                f"in 0..{self.num_actions - 1} (Python or numpy integers, or 0-d integer arrays)"
+            )
+        if not 0 <= a < self.num_actions:
+            return (
+                f"{self.name}: action {a} is out of range: actions are integers in "
                 f"0..{self.num_actions - 1}"
             )
+        named = f"{a} ({self.action_names[a]})"
         return (
             f"{self.name}: action {named} is not legal for player_{self.current_player} now; "
             f"legal: {shown}"
@@ -310,16 +326,19 @@ class Engine:
     # -- snapshots -----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """The full position as JSON-safe data (exact: ``load_state_dict`` restores it)."""
-        fields = ("rng", "rewards", "current_player", "terminated", "truncated", "winners",
-                  "num_steps") + self.STATE_FIELDS
         return {
             "game": self.name,
             "config": _encode(dict(self.config)),
-            "fields": {name: _encode(getattr(self, name)) for name in fields},
+            "fields": {name: _encode(getattr(self, name)) for name in self._snapshot_fields()},
         }
 
+    def _snapshot_fields(self) -> tuple[str, ...]:
+        return ("rng", "rewards", "current_player", "terminated", "truncated", "winners",
+                "num_steps") + self.STATE_FIELDS
+
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        if not isinstance(state, Mapping) or "fields" not in state or "game" not in state:
+        if not (isinstance(state, Mapping) and {"game", "config", "fields"} <= state.keys()
+                and isinstance(state["fields"], Mapping)):
             raise ValueError("not an engine snapshot: expected keys 'game', 'config', 'fields'")
         if state["game"] != self.name:
             raise ValueError(f"snapshot is of game {state['game']!r}, this engine is {self.name!r}")
@@ -328,6 +347,13 @@ class Engine:
             diff = sorted(k for k in set(config) | set(self.config)
                           if config.get(k) != self.config.get(k))
             raise ValueError(f"snapshot was taken with a different config (keys {diff})")
+        # A partial snapshot would leave the engine half old, half new; say what is off.
+        expected = set(self._snapshot_fields())
+        missing = sorted(expected - state["fields"].keys())
+        unknown = sorted(state["fields"].keys() - expected)
+        if missing or unknown:
+            raise ValueError(f"corrupt {self.name} snapshot: missing fields {missing}, "
+                             f"unknown fields {unknown}")
         for name, value in state["fields"].items():
             current = getattr(self, name, None)
             if isinstance(current, KnowledgeTracker):
@@ -340,9 +366,16 @@ class Engine:
                 current[...] = arr
             else:
                 setattr(self, name, _decode(value))
-        self._after_load()
-        if self.terminated or self.truncated:
-            self._clear_mask()
+        # Values of the right names can still be wrong (a hand-edited or damaged file): the
+        # invariants every step keeps must hold, or the snapshot is refused by name.
+        try:
+            self._after_load()
+            if self.terminated or self.truncated:
+                self._clear_mask()
+            self.check_invariants()
+        except Exception as err:
+            raise ValueError(f"corrupt {self.name} snapshot: {type(err).__name__}: {err}; "
+                             "the engine is left unusable until reset()") from err
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""

@@ -22,8 +22,8 @@ from card_envs.core.aec_env import (
     check_illegal_action_mode,
     warn_unknown_options,
 )
-from card_envs.core.engine import Engine
-from card_envs.core.render import RENDER_MODES, check_render_mode, render
+from card_envs.core.engine import Engine, integer_action
+from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 #: Re-deals tried when an episode ends before the learner's first decision.
 _MAX_REDEALS = 100
@@ -43,7 +43,7 @@ class CardGymEnv(gymnasium.Env):
         **config: the game's options (``num_players``, ``memory``, ...).
     """
 
-    metadata = {"render_modes": list(RENDER_MODES)}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -66,8 +66,10 @@ class CardGymEnv(gymnasium.Env):
         n = engine.num_players
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action)
+        if isinstance(learner_seat, np.integer):
+            learner_seat = int(learner_seat)
         if learner_seat != "random" and not (
-            isinstance(learner_seat, int) and 0 <= learner_seat < n
+            type(learner_seat) is int and 0 <= learner_seat < n
         ):
             raise ValueError(f"invalid value {learner_seat!r} for 'learner_seat': allowed values "
                              f"are 0..{n - 1} or 'random'")
@@ -94,6 +96,9 @@ class CardGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(engine.num_actions)
         self._terminal_mask = np.ones(engine.num_actions, dtype=np.int8)
         self._seat_rng = np.random.default_rng()
+        # Until reset() deals, and after an illegal action ends an episode, step() refuses.
+        self._has_reset = False
+        self._ended_by_penalty = False
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -122,23 +127,34 @@ class CardGymEnv(gymnasium.Env):
                 break
             if deck is not None:
                 raise ValueError("the stacked deck ends the episode before the learner acts")
-        else:  # pragma: no cover - no game does this
-            raise RuntimeError("episodes keep ending before the learner's first decision")
+        else:
+            raise RuntimeError(
+                f"{_MAX_REDEALS} deals in a row ended before the learner's first decision "
+                f"(max_steps={self.engine.config['max_steps']!r} may be too small for "
+                f"learner_seat={self.learner_seat_option!r})"
+            )
         del reward
+        self._has_reset = True
+        self._ended_by_penalty = False
+        if self.render_mode == "human":
+            print(self.engine.render_text())
         return self._observe(), self._info()
 
     def step(self, action: Any):
         engine = self.engine
-        if engine.done:
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before step()")
+        if engine.done or self._ended_by_penalty:
             raise RuntimeError("step() called on a finished episode; call reset()")
         if not engine.is_legal(action):
             reason = engine.illegal_reason(action)
             if self.illegal_action == "error":
                 raise IllegalActionError(reason)
+            self._ended_by_penalty = True
             info = self._info()
             info["illegal_action"] = reason
             return self._observe(), -1.0, True, False, info
-        engine.step(int(action))
+        engine.step(integer_action(action))
         reward = float(engine.rewards[self.learner])
         if not engine.done:
             reward += self._play_opponents()
@@ -151,9 +167,13 @@ class CardGymEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (never all false)."""
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before action_masks()")
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
+        if self.render_mode is not None and not self._has_reset:
+            raise RuntimeError("reset() must be called before render()")
         return render(self.engine, self.render_mode)
 
     def _play_opponents(self) -> float:
@@ -171,12 +191,12 @@ class CardGymEnv(gymnasium.Env):
                     f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
                     + engine.illegal_reason(action)
                 )
-            engine.step(int(action))
+            engine.step(integer_action(action))
             total += float(engine.rewards[learner])
         return total
 
     def _mask(self) -> np.ndarray:
-        if self.engine.done:
+        if self.engine.done or self._ended_by_penalty:
             # Any action is meaningless now; all-ones keeps masked policies free of NaN logits.
             return self._terminal_mask
         return self.engine.legal_mask()

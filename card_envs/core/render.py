@@ -7,11 +7,18 @@ import gymnasium
 from card_envs.core.engine import Engine
 
 RENDER_MODES = ("ansi", "human")
+#: Frames per second a viewer should show ``"human"`` renders at (Gymnasium's checker asks).
+RENDER_FPS = 1
+
+
+class RenderModeError(ValueError, TypeError):
+    """An unsupported ``render_mode``. It is also a TypeError because SB3's ``make_vec_env``
+    offers ``render_mode="rgb_array"`` first and retries without it only on a TypeError."""
 
 
 def check_render_mode(render_mode: str | None) -> None:
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(
+        raise RenderModeError(
             f"invalid value {render_mode!r} for 'render_mode': allowed values are None, "
             + ", ".join(repr(m) for m in RENDER_MODES)
         )

@@ -8,8 +8,10 @@ would ask them in: rotating, or drawn per tick). Conflict resolution:
 * The dog earlier in the tick's order wins. An action that was legal at the start of the tick
   but is no longer legal when its turn comes (the bone was dug, or the spot filled, by a dog
   earlier in the order) becomes ``wait``: the dog fumbles and loses the tick.
-* An action that was not legal at the start of the tick (masked out, or out of range; PettingZoo's
-  ``parallel_seed_test`` samples actions without masks) also becomes ``wait``.
+* An action that was not legal at the start of the tick (masked out, out of range, or not an
+  integer; PettingZoo's ``parallel_seed_test`` samples actions without masks) also becomes
+  ``wait``. The actions dict itself must name every live agent and no other: a misspelt or
+  missing agent is an error, not a dog that waits.
 * Such a dog's ``infos[agent]["voided"]`` is True for that step.
 
 When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
@@ -31,7 +33,8 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.aec_env import warn_unknown_options
-from card_envs.core.render import RENDER_MODES, check_render_mode, render
+from card_envs.core.engine import integer_action
+from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 
 
@@ -39,7 +42,7 @@ class DogpileParallelEnv(ParallelEnv):
     """All dogs act simultaneously each tick; see the module docstring for conflicts."""
 
     metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
-                "is_parallelizable": True}
+                "render_fps": RENDER_FPS, "is_parallelizable": True}
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
         check_render_mode(render_mode)
@@ -63,6 +66,7 @@ class DogpileParallelEnv(ParallelEnv):
         self._wait_only = np.zeros(self.engine.num_actions, dtype=np.int8)
         self._wait_only[WAIT] = 1
         self._idle_steps = 0
+        self._has_reset = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -79,13 +83,16 @@ class DogpileParallelEnv(ParallelEnv):
         self.engine.reset(seed=seed, deck=deck)
         self.agents = self.possible_agents[:]
         self._idle_steps = 0
+        self._has_reset = True
         infos = {a: {} for a in self.agents}
         return self._observe(), infos
 
     def step(self, actions: dict[str, Any]):
         engine = self.engine
         if not self.agents:
+            self._require_reset("step")
             raise RuntimeError("step() called with no live agents; call reset()")
+        self._check_keys(actions)
         n = engine.num_players
         rewards = np.zeros(n, dtype=np.float64)
         voided = [False] * n
@@ -96,7 +103,7 @@ class DogpileParallelEnv(ParallelEnv):
             try:
                 while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
                     seat = engine.current_player
-                    action = self._as_action(actions.get(self.possible_agents[seat]))
+                    action = self._as_action(actions[self.possible_agents[seat]])
                     if (action < 0 or not start_masks[seat, action]
                             or not engine.legal_mask()[action]):
                         voided[seat] = True
@@ -107,7 +114,7 @@ class DogpileParallelEnv(ParallelEnv):
                 engine.end_tick_decay()
         else:
             seat = engine.current_player
-            action = self._as_action(actions.get(self.possible_agents[seat]))
+            action = self._as_action(actions[self.possible_agents[seat]])
             if action >= 0 and engine.legal_mask()[action]:
                 engine.step(action)
                 rewards += engine.rewards
@@ -132,12 +139,23 @@ class DogpileParallelEnv(ParallelEnv):
             self.render()
         return obs, rew, term, trunc, infos
 
+    def _check_keys(self, actions: Any) -> None:
+        """One action per live dog, and no other keys: a misspelt or missing agent would
+        otherwise pass for a dog that chose to wait."""
+        if not isinstance(actions, dict):
+            raise TypeError(f"step() takes a dict of actions by agent, got {type(actions).__name__}")
+        if actions.keys() != set(self.agents):
+            missing = [a for a in self.agents if a not in actions]
+            unknown = [a for a in actions if a not in self.agents]
+            raise ValueError(f"step() needs one action per live agent: missing {missing}, "
+                             f"unknown {unknown}; live agents are {self.agents}")
+
     @staticmethod
     def _as_action(action: Any) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return -1
-        a = int(action)
-        return a if 0 <= a < NUM_ACTIONS else -1
+        """The action as an int, or -1 for anything that is not one (voided like a masked-out
+        action; see the module docstring)."""
+        a = integer_action(action)
+        return a if a is not None and 0 <= a < NUM_ACTIONS else -1
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         engine = self.engine
@@ -158,10 +176,17 @@ class DogpileParallelEnv(ParallelEnv):
 
     # -- utilities ---------------------------------------------------------------------------
     def state(self) -> np.ndarray:
+        self._require_reset("state")
         return self.engine.state_array()
 
     def render(self) -> str | None:
+        if self.render_mode is not None:
+            self._require_reset("render")
         return render(self.engine, self.render_mode)
+
+    def _require_reset(self, method: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"reset() must be called before {method}()")
 
     def close(self) -> None:
         pass

@@ -1,0 +1,251 @@
+"""What users of PettingZoo, Gymnasium and SB3 bring with them: the action types their tools
+produce, their helpers, and the order of calls they expect (with clear errors outside it)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+import torch
+from pettingzoo.utils.env_logger import EnvLogger
+
+from card_envs.agents import Agent, RandomAgent, make_agent
+from card_envs.core.aec_env import IllegalActionError
+from card_envs.core.gym_env import CardGymEnv
+from card_envs.games import GAMES, make_engine
+
+GAME_NAMES = list(GAMES)
+
+
+def _env_module(game: str):
+    return importlib.import_module(GAMES[game].module)
+
+
+def _first_legal(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+# -- action types ------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_zero_d_integer_arrays_are_actions(game: str) -> None:
+    """SB3's ``predict`` returns ``array(18)``; ``Discrete.contains`` accepts it, so do we."""
+    reference, env = _env_module(game).env(), _env_module(game).env()
+    reference.reset(seed=3)
+    env.reset(seed=3)
+    for _ in range(20):
+        if not env.agents:
+            break
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else _first_legal(obs["action_mask"])
+        reference.step(action)
+        env.step(None if action is None else np.array(action))
+        np.testing.assert_array_equal(reference.state(), env.state())
+    genv = CardGymEnv(game)
+    _, info = genv.reset(seed=0)
+    genv.step(np.array(_first_legal(info["action_mask"]), dtype=np.int32))
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 1.0, np.float64(1.0), np.array([1]), "1"])
+def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
+    env = _env_module("memory_uno").env(num_players=2)
+    env.reset(seed=0)
+    assert env.observe(env.agent_selection)["action_mask"][1]  # 1 is legal: not the complaint
+    with pytest.raises(IllegalActionError, match="not an integer action"):
+        env.step(bad)
+    genv = CardGymEnv("memory_uno", num_players=2)
+    genv.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="not an integer action"):
+        genv.step(bad)
+
+
+def test_sb3_make_vec_env_and_predict_work_as_is() -> None:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    venv = make_vec_env("card_envs/Roy-v0", n_envs=2, seed=0)  # offers render_mode="rgb_array"
+    assert venv.num_envs == 2
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0)
+    env = _env_module("roy").env()
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    action, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool))
+    assert isinstance(action, np.ndarray) and action.shape == ()
+    env.step(action)
+
+
+# -- the Dogpile parallel env --------------------------------------------------------------------
+def test_parallel_env_refuses_misspelt_or_missing_agents() -> None:
+    par = _env_module("dogpile").parallel_env(num_players=2)
+    obs, _ = par.reset(seed=0)
+    # Different legal actions for the two dogs, so that neither can void the other's.
+    actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[i]) for i, a in enumerate(par.agents)}
+    with pytest.raises(ValueError, match=r"missing \['player_0'\], unknown \['Player_0'\]"):
+        par.step({"Player_0": actions["player_0"], "player_1": actions["player_1"]})
+    with pytest.raises(ValueError, match="missing"):
+        par.step({})
+    _, _, _, _, infos = par.step({a: np.array(v) for a, v in actions.items()})
+    assert not any(info["voided"] for info in infos.values())
+
+
+# -- stacked decks -------------------------------------------------------------------------------
+@pytest.mark.parametrize("entry", [0.9, 1.0, False, None])
+def test_stacked_deck_refuses_entries_that_are_not_codes_or_ids(entry: object) -> None:
+    env = _env_module("roy").env()
+    with pytest.raises(ValueError, match="entry 0"):
+        env.reset(seed=0, options={"deck": [entry] + list(range(1, 52))})
+
+
+def test_stacked_deck_takes_numpy_ids() -> None:
+    env = _env_module("roy").env()
+    env.reset(seed=0, options={"deck": list(range(52))})
+    expected = env.state().copy()
+    env.reset(seed=0, options={"deck": np.arange(52)})
+    np.testing.assert_array_equal(env.state(), expected)
+
+
+# -- snapshots -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
+    engine = make_engine(game)
+    engine.reset(seed=0)
+    snap = engine.state_dict()
+    fields = dict(snap["fields"])
+    del fields["current_player"]
+    fields["curent_player"] = 0
+    with pytest.raises(ValueError, match=r"missing fields \['current_player'\], unknown fields "
+                                         r"\['curent_player'\]"):
+        engine.load_state_dict({**snap, "fields": fields})
+    with pytest.raises(ValueError, match="not an engine snapshot"):
+        engine.load_state_dict({"game": game, "fields": snap["fields"]})
+    for bad in (engine.num_players, "x"):
+        broken = {**snap, "fields": {**snap["fields"], "current_player": bad}}
+        with pytest.raises(ValueError, match="corrupt .* snapshot: .*current_player"):
+            make_engine(game).load_state_dict(broken)
+    engine.reset(seed=0)
+    engine.load_state_dict(snap)  # the intact snapshot still loads
+    assert engine.state_dict() == snap
+
+
+# -- call order ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_calls_before_reset_say_so(game: str) -> None:
+    env = _env_module(game).env(render_mode="ansi")
+    for call in (env.last, env.state, env.render, env.agent_iter,
+                 lambda: env.observe("player_0")):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    genv = CardGymEnv(game, render_mode="ansi")
+    for call in (genv.render, genv.action_masks, lambda: genv.step(0)):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+
+
+def test_parallel_env_before_reset_says_so() -> None:
+    par = _env_module("dogpile").parallel_env(render_mode="ansi")
+    for call in (par.state, par.render, lambda: par.step({})):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_after_every_agent_is_done_step_warns_and_last_says_so(game: str) -> None:
+    env = _env_module(game).env()
+    env.reset(seed=0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else _first_legal(obs["action_mask"]))
+    EnvLogger.flush()
+    env.step(None)  # PettingZoo's behaviour: a logged warning, nothing else
+    assert any("after all agents are terminated" in str(m) for m in EnvLogger.mqueue)
+    with pytest.raises(RuntimeError, match="every agent has stepped None"):
+        env.last()
+    with pytest.raises(KeyError, match="unknown agent 'player_9'"):
+        env.observe("player_9")
+
+
+def test_gym_episode_ended_by_penalty_stays_ended() -> None:
+    env = CardGymEnv("roy", illegal_action="penalty")
+    _, info = env.reset(seed=0)
+    _, reward, term, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert (reward, term) == (-1.0, True)
+    assert info["action_mask"].all()  # nothing to choose, and no NaN logits for masked policies
+    with pytest.raises(RuntimeError, match="finished episode"):
+        env.step(_first_legal(env.action_masks()))
+    env.reset(seed=1)
+    env.step(_first_legal(env.action_masks()))
+
+
+def test_gym_env_names_max_steps_when_no_deal_reaches_the_learner() -> None:
+    env = CardGymEnv("dogpile", num_players=2, learner_seat=1, max_steps=1)
+    with pytest.raises(RuntimeError, match="max_steps=1"):
+        env.reset(seed=0)
+
+
+def test_render_metadata_has_fps() -> None:
+    assert CardGymEnv.metadata["render_fps"] > 0
+    assert _env_module("roy").env().metadata["render_fps"] > 0
+    assert _env_module("dogpile").parallel_env().metadata["render_fps"] > 0
+
+
+# -- configs -------------------------------------------------------------------------------------
+def test_numpy_scalars_are_config_values_and_bools_are_not_seats() -> None:
+    env = _env_module("roy").env(num_players=np.int64(3), target_score=np.int64(50),
+                                 memory=np.float64(0.3))
+    assert env.engine.config["num_players"] == 3
+    assert type(env.engine.config["num_players"]) is int
+    assert CardGymEnv("roy", learner_seat=np.int64(1)).learner == 1
+    with pytest.raises(ValueError, match="learner_seat"):
+        CardGymEnv("roy", learner_seat=True)
+    with pytest.raises(ValueError, match="num_players"):
+        _env_module("roy").env(num_players=np.bool_(True))
+
+
+# -- agents --------------------------------------------------------------------------------------
+def test_user_agents_keep_their_stream_unless_seeded() -> None:
+    agent = RandomAgent(5)
+    state = agent.rng.bit_generator.state
+    assert make_agent(agent, "roy") is agent
+    assert agent.rng.bit_generator.state == state
+    make_agent(agent, "roy", seed=6)
+    assert agent.rng.bit_generator.state != state
+
+
+def test_saved_policy_for_another_game_is_refused_when_loaded(tmp_path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    path = tmp_path / "dogpile_policy.zip"
+    MaskablePPO("MlpPolicy", CardGymEnv("dogpile", num_players=2), n_steps=16, seed=0).save(path)
+    with pytest.raises(ValueError, match="dogpile_policy.zip.*roy"):
+        make_agent(str(path), "roy")
+    with pytest.raises(ValueError, match="dogpile_policy.zip"):
+        CardGymEnv("roy", opponent=str(path))
+    assert make_agent(str(path), "dogpile", {"num_players": 2}).name == path.name
+
+
+def test_stochastic_policy_agent_samples_from_its_own_stream(tmp_path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.policy import PolicyAgent
+
+    model = MaskablePPO("MlpPolicy", CardGymEnv("roy"), n_steps=16, seed=0)
+    obs, _ = CardGymEnv("roy").reset(seed=0)
+    mask = np.ones(model.action_space.n, dtype=np.int8)  # many choices, so sampling shows
+
+    def draws(seed: int) -> list[int]:
+        agent = PolicyAgent(model, deterministic=False)
+        agent.seed(seed)
+        return [agent.act(obs, mask) for _ in range(40)]
+
+    torch.manual_seed(123)
+    untouched = torch.rand(3)
+    torch.manual_seed(123)
+    first = draws(1)
+    assert torch.equal(torch.rand(3), untouched)  # the user's torch stream is not touched ...
+    torch.manual_seed(7)
+    assert draws(1) == first  # ... and the draws follow the agent's seed alone
+    assert all(mask[a] for a in first)
+    assert len(set(first)) > 1  # it samples: an untrained policy is close to uniform
+    assert isinstance(PolicyAgent(model), Agent)
