@@ -172,6 +172,27 @@ def _episode_returns(env: SelfPlayVecEnv, steps: int, seed: int) -> list[tuple[f
     return done_episodes
 
 
+def _trajectory(env: SelfPlayVecEnv, steps: int) -> list[bytes]:
+    """Observations and rewards of ``steps`` steps with the learner playing its first legal move
+    (no randomness of its own)."""
+    out = [env.reset().tobytes()]
+    for _ in range(steps):
+        obs, rewards, _, _ = env.step(env.action_masks().argmax(axis=1))
+        out += [obs.tobytes(), rewards.tobytes()]
+    return out
+
+
+@pytest.mark.parametrize("game", ["dogpile", "deluxe_memory"])
+def test_vecenv_with_a_random_heuristic_is_reproducible_from_its_seed(game: str) -> None:
+    """These heuristics draw random numbers: the VecEnv's seed must seed them too."""
+    require_heuristic(game)
+
+    def make() -> SelfPlayVecEnv:
+        return SelfPlayVecEnv(game, {"num_players": 2}, 4, {"heuristic": 1.0}, seed=123)
+
+    assert _trajectory(make(), 150) == _trajectory(make(), 150)
+
+
 def test_vecenv_zero_sum_rewards_pay_the_learner_its_margin() -> None:
     # Win rewards, two seats: the margin of +1 over -1 is 2; scaled by 1/2 it is the win again.
     env = SelfPlayVecEnv("roy", {}, 8, {"random": 1.0, "heuristic": 1.0}, seed=0,
