@@ -77,7 +77,7 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"selfplay": {"pool_szie": 3}}, r"selfplay.pool_szie: .*'pool_size'"),
         ({"selfplay": {"n_envs": "8"}}, r"selfplay.n_envs: expected int"),
         ({"selfplay": {"opponents": {"heuristc": 1.0}}}, r"opponents.heuristc: .*'heuristic'"),
-        ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one rate"),
+        ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one weight"),
         ({"selfplay": {"learner_seat": 7}}, r"selfplay.learner_seat"),
         ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected one of"),
         ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a positive"),
@@ -91,6 +91,33 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"features": "derived"}, r"features: roy has no derived features"),
         ({"ppo": {"policy_kwargs": {"features_extractor_class": "X"}}},
          r"ppo.policy_kwargs.features_extractor_class: .*top-level 'features"),
+        # Values that used to crash without naming the key, fail late, or pass silently:
+        ({"ppo": {"batch_size": 0}}, r"ppo.batch_size: expected an integer >= 1, got 0"),
+        ({"ppo": {"batch_size": -1}}, r"ppo.batch_size: expected an integer >= 1, got -1"),
+        ({"ppo": [1, 2]}, r"ppo: expected a mapping, got \[1, 2\]"),
+        ({"ppo": {"policy_kwargs": [1, 2]}}, r"ppo.policy_kwargs: expected a mapping .*\[1, 2\]"),
+        ({"ppo": {"policy_kwargs": "big"}}, r"ppo.policy_kwargs: expected a mapping .*'big'"),
+        ({"ppo": {"policy_kwargs": None}}, r"ppo.policy_kwargs: expected a mapping .*got None"),
+        ({"ppo": {"policy_kwargs": {"net_arch": "big"}}},
+         r"ppo.policy_kwargs.net_arch: expected a list of layer widths"),
+        ({"ppo": {"policy_kwargs": {"activation_fn": "tanh"}}},
+         r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
+         r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
+        ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
+        ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto' or a torch device"),
+        ({"ppo": {"n_steps": 0}}, r"ppo.n_steps: expected an integer >= 1, got 0"),
+        ({"ppo": {"n_steps": 2.5}}, r"ppo.n_steps: expected an integer >= 1, got 2.5"),
+        ({"ppo": {"n_epochs": 0}}, r"ppo.n_epochs: expected an integer >= 1, got 0"),
+        ({"ppo": {"target_kl": "abc"}}, r"ppo.target_kl: expected null or a number > 0"),
+        ({"ppo": {"learning_rate": -1.0}}, r"ppo.learning_rate: expected a number > 0"),
+        ({"ppo": {"gamma": 1.5}}, r"ppo.gamma: expected a number in \[0, 1\], got 1.5"),
+        ({"ppo": {"clip_range": -0.2}}, r"ppo.clip_range: expected a number > 0, got -0.2"),
+        ({"training": {"time_limit_minutes": 0}}, r"training.time_limit_minutes: expected a "
+         r"number > 0 \(or null for no limit\), got 0"),
+        ({"training": {"time_limit_minutes": -1}}, r"training.time_limit_minutes: .*got -1"),
+        ({"pretrain": {"games": 5, "epochs": 0}}, r"pretrain.epochs: expected >= 1 when "
+         r"pretrain.games > 0"),
     ],
 )
 def test_config_errors_name_the_key(patch: dict, message: str) -> None:
@@ -102,6 +129,16 @@ def test_config_errors_name_the_key(patch: dict, message: str) -> None:
             data[key] = value
     with pytest.raises(ConfigError, match=message):
         from_dict(data)
+
+
+def test_policy_kwargs_are_merged_over_the_defaults() -> None:
+    """Setting one policy option keeps the default net_arch instead of SB3's smaller one."""
+    cfg = from_dict({"game": "roy", "ppo": {"policy_kwargs": {"ortho_init": False}}})
+    assert cfg.ppo["policy_kwargs"] == {"net_arch": [128, 128], "ortho_init": False}
+    cfg = from_dict({"game": "roy", "ppo": {"policy_kwargs": {"net_arch": {"pi": [8], "vf": []}}}})
+    assert cfg.ppo["policy_kwargs"] == {"net_arch": {"pi": [8], "vf": []}}
+    assert from_dict({"game": "roy", "ppo": None}).ppo["policy_kwargs"] == {"net_arch": [128, 128]}
+    assert from_dict({"game": "roy", "training": {"device": "auto"}}).training.device == "auto"
 
 
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ class SelfPlayVecEnv(VecEnv):
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
                             rates.get("self", 0.0)], dtype=np.float64)
         if weights.sum() <= 0:
-            raise ValueError("selfplay.opponents: at least one rate must be positive")
+            raise ValueError("selfplay.opponents: at least one weight must be positive")
         self.kind_p = weights / weights.sum()
         self.latest_prob = float(latest_prob)
         self.learner_seat_option = learner_seat
