@@ -95,8 +95,9 @@ class SelfPlayCallback(BaseCallback):
         self.last_eval = sched.get("last_eval", -1)
         self.session_start = time.time()
         self.stop = False
-        self.wins: dict[str, deque] = {k: deque(maxlen=500) for k in ("self", "random",
-                                                                          "heuristic", "mixed")}
+        saved_wins = (resume_state or {}).get("wins", {})
+        self.wins: dict[str, deque] = {k: deque(saved_wins.get(k, ()), maxlen=500)
+                                       for k in ("self", "random", "heuristic", "mixed")}
         resume_step = resume_state["num_timesteps"] if resume_state else None
         self.progress_csv = CsvLog(run_dir / "progress.csv", [
             "step", "elapsed", "fps", "ep_rew_mean", "ep_len_mean", "win_vs_self",
@@ -126,7 +127,6 @@ class SelfPlayCallback(BaseCallback):
             self.next_snapshot = _next(self.next_snapshot, self.cfg.selfplay.snapshot_every, step)
         if step >= self.next_eval:
             self.evaluate(step)
-            self.next_eval = _next(self.next_eval, self.cfg.evaluation.every, step)
         if step >= self.next_checkpoint:
             self.next_checkpoint = _next(self.next_checkpoint, self.cfg.training.checkpoint_every,
                                          step)
@@ -191,9 +191,11 @@ class SelfPlayCallback(BaseCallback):
             row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
             self.logger.record(f"eval/win_rate_vs_{opp}", match["win_rate"])
         self.eval_csv.append(row)
+        self.last_eval = step
+        # Also after the closing evaluation: extending the run must not evaluate this step again.
+        self.next_eval = _next(self.next_eval, ev.every, step)
         plot_training_curve(self.run_dir / "eval.csv", self.run_dir / "training_curve.png",
                             title=f"{cfg.game} self-play ({self.run_dir.name})")
-        self.last_eval = step
         score = sum(row[f"{opp}_win_rate"] for opp in EVAL_OPPONENTS)
         if score > self.best_score:
             self.best_score = score
@@ -217,6 +219,8 @@ class SelfPlayCallback(BaseCallback):
             "last_obs": model._last_obs,
             "last_episode_starts": model._last_episode_starts,
             "ep_info_buffer": list(model.ep_info_buffer or []),
+            "ep_success_buffer": list(model.ep_success_buffer or []),
+            "wins": {kind: list(values) for kind, values in self.wins.items()},
             "venv": self.venv.state_dict(),
             "rng": rng_states(),
             "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
@@ -362,6 +366,10 @@ def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> 
     model._n_updates = state["n_updates"]
     model._last_obs = state["last_obs"]
     model._last_episode_starts = state["last_episode_starts"]
+    # learn(reset_num_timesteps=False) keeps these buffers: progress.csv's means continue.
+    window = model._stats_window_size
+    model.ep_info_buffer = deque(state["ep_info_buffer"], maxlen=window)
+    model.ep_success_buffer = deque(state.get("ep_success_buffer", ()), maxlen=window)
     venv.load_state_dict(state["venv"], model.policy)
     set_rng_states(state["rng"])
 
