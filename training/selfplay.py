@@ -8,8 +8,9 @@ costs a handful of forward passes however many games are waiting.
 
 Per episode the learner takes a seat (fixed or random) and every other seat draws an opponent:
 a past snapshot of the learner (the newest with probability ``latest_prob``, else uniform over
-the pool), the random agent or the game's heuristic, at the configured rates. Rewards that arrive
-on an opponent's move (including the terminal one) are added to the learner's last step.
+the pool), the random agent or the game's heuristic, by the configured relative weights.
+Rewards that arrive on an opponent's move (including the terminal one) are added to the
+learner's last step.
 """
 
 from __future__ import annotations
