@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -97,6 +98,45 @@ def test_cli_writes_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture) 
     report = json.loads(out.with_suffix(".json").read_text())
     assert report["matches"][0]["games"] == 40
     assert out.with_suffix(".png").stat().st_size > 1000
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ({"--games": ["0"]}, r"--games: expected at least 1 game per matchup, got 0"),
+        ({"--games": ["-5"]}, r"--games: expected at least 1 game per matchup, got -5"),
+        ({"--parallel": ["0"]}, r"--parallel: expected at least 1"),
+        ({"--agents": ["random"]}, r"--agents: a matchup needs at least two agents"),
+        ({"--env": ["num_players"]}, r"--env: expected KEY=VALUE, got 'num_players'"),
+        ({"--env": ["num_player=3"]}, r"unknown config key 'num_player'"),
+        ({"--config": [str(ROOT / "configs" / "memory_uno.yaml")]},
+         r"is a memory_uno config, not roy"),
+        ({"--agents": ["rnadom", "random"]}, r"unknown agent 'rnadom'"),
+        ({"--game": ["ryo"]}, r"--game: unknown game 'ryo'"),
+    ],
+)
+def test_cli_usage_errors_are_one_line(flags: dict[str, list[str]], message: str,
+                                       tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Each used to give a meaningless report (0 games, an empty table, another game's options,
+    a None option) or a traceback."""
+    given = {"--game": ["roy"], "--agents": ["random", "heuristic"], "--games": ["4"],
+             "--out": [str(tmp_path / "r")], **flags}
+    with pytest.raises(SystemExit) as exit_info:
+        main([word for flag, values in given.items() for word in (flag, *values)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_evaluate_refuses_no_games_and_a_lone_agent() -> None:
+    with pytest.raises(ValueError, match="at least 1 game"):
+        evaluate("roy", ["random", "heuristic"], games=0)
+    with pytest.raises(ValueError, match="at least two agents"):
+        evaluate("roy", ["random"], games=2)
 
 
 def test_unknown_agent_and_mismatched_policy_are_clear_errors(tmp_path: Path) -> None:

@@ -7,10 +7,14 @@ Fast by design (a few thousand learner steps per game); real training runs are b
 from __future__ import annotations
 
 import copy
+import csv
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +27,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
-from training.config import ConfigError, from_dict, load_config, save_config
+from training.config import Config, ConfigError, from_dict, load_config, save_config
 from training.selfplay import RANDOM, SelfPlayVecEnv
 from training.train import main as train_main
 from training.train import train
@@ -77,7 +81,7 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"selfplay": {"pool_szie": 3}}, r"selfplay.pool_szie: .*'pool_size'"),
         ({"selfplay": {"n_envs": "8"}}, r"selfplay.n_envs: expected int"),
         ({"selfplay": {"opponents": {"heuristc": 1.0}}}, r"opponents.heuristc: .*'heuristic'"),
-        ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one rate"),
+        ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one weight"),
         ({"selfplay": {"learner_seat": 7}}, r"selfplay.learner_seat"),
         ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected one of"),
         ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a positive"),
@@ -91,6 +95,33 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"features": "derived"}, r"features: roy has no derived features"),
         ({"ppo": {"policy_kwargs": {"features_extractor_class": "X"}}},
          r"ppo.policy_kwargs.features_extractor_class: .*top-level 'features"),
+        # Values that used to crash without naming the key, fail late, or pass silently:
+        ({"ppo": {"batch_size": 0}}, r"ppo.batch_size: expected an integer >= 1, got 0"),
+        ({"ppo": {"batch_size": -1}}, r"ppo.batch_size: expected an integer >= 1, got -1"),
+        ({"ppo": [1, 2]}, r"ppo: expected a mapping, got \[1, 2\]"),
+        ({"ppo": {"policy_kwargs": [1, 2]}}, r"ppo.policy_kwargs: expected a mapping .*\[1, 2\]"),
+        ({"ppo": {"policy_kwargs": "big"}}, r"ppo.policy_kwargs: expected a mapping .*'big'"),
+        ({"ppo": {"policy_kwargs": None}}, r"ppo.policy_kwargs: expected a mapping .*got None"),
+        ({"ppo": {"policy_kwargs": {"net_arch": "big"}}},
+         r"ppo.policy_kwargs.net_arch: expected a list of layer widths"),
+        ({"ppo": {"policy_kwargs": {"activation_fn": "tanh"}}},
+         r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
+         r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
+        ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
+        ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto' or a torch device"),
+        ({"ppo": {"n_steps": 0}}, r"ppo.n_steps: expected an integer >= 1, got 0"),
+        ({"ppo": {"n_steps": 2.5}}, r"ppo.n_steps: expected an integer >= 1, got 2.5"),
+        ({"ppo": {"n_epochs": 0}}, r"ppo.n_epochs: expected an integer >= 1, got 0"),
+        ({"ppo": {"target_kl": "abc"}}, r"ppo.target_kl: expected null or a number > 0"),
+        ({"ppo": {"learning_rate": -1.0}}, r"ppo.learning_rate: expected a number > 0"),
+        ({"ppo": {"gamma": 1.5}}, r"ppo.gamma: expected a number in \[0, 1\], got 1.5"),
+        ({"ppo": {"clip_range": -0.2}}, r"ppo.clip_range: expected a number > 0, got -0.2"),
+        ({"training": {"time_limit_minutes": 0}}, r"training.time_limit_minutes: expected a "
+         r"number > 0 \(or null for no limit\), got 0"),
+        ({"training": {"time_limit_minutes": -1}}, r"training.time_limit_minutes: .*got -1"),
+        ({"pretrain": {"games": 5, "epochs": 0}}, r"pretrain.epochs: expected >= 1 when "
+         r"pretrain.games > 0"),
     ],
 )
 def test_config_errors_name_the_key(patch: dict, message: str) -> None:
@@ -102,6 +133,16 @@ def test_config_errors_name_the_key(patch: dict, message: str) -> None:
             data[key] = value
     with pytest.raises(ConfigError, match=message):
         from_dict(data)
+
+
+def test_policy_kwargs_are_merged_over_the_defaults() -> None:
+    """Setting one policy option keeps the default net_arch instead of SB3's smaller one."""
+    cfg = from_dict({"game": "roy", "ppo": {"policy_kwargs": {"ortho_init": False}}})
+    assert cfg.ppo["policy_kwargs"] == {"net_arch": [128, 128], "ortho_init": False}
+    cfg = from_dict({"game": "roy", "ppo": {"policy_kwargs": {"net_arch": {"pi": [8], "vf": []}}}})
+    assert cfg.ppo["policy_kwargs"] == {"net_arch": {"pi": [8], "vf": []}}
+    assert from_dict({"game": "roy", "ppo": None}).ppo["policy_kwargs"] == {"net_arch": [128, 128]}
+    assert from_dict({"game": "roy", "training": {"device": "auto"}}).training.device == "auto"
 
 
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
@@ -170,6 +211,27 @@ def _episode_returns(env: SelfPlayVecEnv, steps: int, seed: int) -> list[tuple[f
             done_episodes.append((float(returns[i]), infos[i]))
             returns[i] = 0.0
     return done_episodes
+
+
+def _trajectory(env: SelfPlayVecEnv, steps: int) -> list[bytes]:
+    """Observations and rewards of ``steps`` steps with the learner playing its first legal move
+    (no randomness of its own)."""
+    out = [env.reset().tobytes()]
+    for _ in range(steps):
+        obs, rewards, _, _ = env.step(env.action_masks().argmax(axis=1))
+        out += [obs.tobytes(), rewards.tobytes()]
+    return out
+
+
+@pytest.mark.parametrize("game", ["dogpile", "deluxe_memory"])
+def test_vecenv_with_a_random_heuristic_is_reproducible_from_its_seed(game: str) -> None:
+    """These heuristics draw random numbers: the VecEnv's seed must seed them too."""
+    require_heuristic(game)
+
+    def make() -> SelfPlayVecEnv:
+        return SelfPlayVecEnv(game, {"num_players": 2}, 4, {"heuristic": 1.0}, seed=123)
+
+    assert _trajectory(make(), 150) == _trajectory(make(), 150)
 
 
 def test_vecenv_zero_sum_rewards_pay_the_learner_its_margin() -> None:
@@ -278,9 +340,13 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) ->
                                           "final.zip vs random", "final.zip vs heuristic"}
     assert all(m["games"] == 12 for m in summary["evaluation"].values())
 
-    # Resume with a longer run: the step count continues from the checkpoint.
+    # Resume with a longer run: the step count continues from the checkpoint, and the closing
+    # evaluation of the first run is not repeated (it used to leave a duplicate eval.csv row).
     summary = train_main(["--resume", str(run), "--total-timesteps", "1536", "--no-progress"])
     assert summary["num_timesteps"] >= 1536
+    for name in ("eval.csv", "progress.csv"):
+        steps = [row["step"] for row in _csv_rows(run / name)]
+        assert len(steps) == len(set(steps)), (name, steps)
 
 
 class StopAfter(BaseCallback):
@@ -298,26 +364,115 @@ def _policy_params(run: Path) -> dict[str, torch.Tensor]:
     return torch.load(run / "checkpoint.pt", weights_only=False)["policy"]
 
 
-def test_resume_continues_exactly(tmp_path: Path) -> None:
-    data = game_config("roy", seed=5)
+class CrashAt(BaseCallback):
+    """Raises once ``steps`` are done, like a crash would."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.steps:
+            raise RuntimeError("simulated crash")
+        return True
+
+
+class SignalAt(BaseCallback):
+    """Sends this process SIGINT once ``steps`` are done; ``times`` signals, a step apart."""
+
+    def __init__(self, steps: int, times: int = 1) -> None:
+        super().__init__()
+        self.steps, self.left = steps, times
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.steps and self.left:
+            self.left -= 1
+            os.kill(os.getpid(), signal.SIGINT)
+        return True
+
+
+def require_main_thread() -> None:
+    """Signal handlers exist only in the main thread: elsewhere SIGINT would end the session."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers need the main thread")
+
+
+def _csv_rows(path: Path, drop: tuple[str, ...] = ("elapsed", "fps")) -> list[dict[str, str]]:
+    """The rows of a metrics CSV without its wall-clock columns."""
+    with open(path, newline="") as f:
+        return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(f)]
+
+
+def _exact_config() -> Config:
+    # One-hand episodes: many end within the run, so the episode metrics are not empty.
+    data = game_config("roy", seed=5, env={"episode": "hand"})
     data["training"].update(total_timesteps=1536, checkpoint_every=512)
     data["evaluation"].update(every=512, final_games=0)
-    cfg = from_dict(data)
-    full, killed = tmp_path / "full", tmp_path / "killed"
-    for run in (full, killed):
-        run.mkdir()
-        save_config(cfg, run / "config.yaml")
-    train(cfg, full, progress=False)
-    # Stopped between checkpoints (512 and 1024): the work after 512 is lost and redone.
-    train(cfg, killed, progress=False, extra_callbacks=[StopAfter(900)])
-    assert torch.load(killed / "checkpoint.pt", weights_only=False)["num_timesteps"] == 512
-    train(cfg, killed, resume=True, progress=False)
-    a, b = _policy_params(full), _policy_params(killed)
+    return from_dict(data)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cfg = _exact_config()
+    run = tmp_path_factory.mktemp("full")
+    save_config(cfg, run / "config.yaml")
+    train(cfg, run, progress=False)
+    return run
+
+
+@pytest.mark.parametrize(
+    ("interrupt", "checkpoint_step"),
+    [
+        # Stopped between checkpoints (512 and 1024): the work after 512 is lost and redone.
+        (lambda: StopAfter(900), 512),
+        # A crash during the first rollout: the step-0 checkpoint keeps the warm start.
+        (lambda: CrashAt(1), 0),
+        # SIGINT: a checkpoint at the next rollout boundary (768: none was due there) ...
+        (lambda: SignalAt(600), 768),
+        # ... and at 1024, where a snapshot and an evaluation are due: they follow on resume.
+        (lambda: SignalAt(900), 1024),
+    ],
+    ids=["stop", "crash-at-step-0", "sigint", "sigint-at-snapshot"],
+)
+def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted_run: Path,
+                                  tmp_path: Path) -> None:
+    """Interrupted and resumed, a run ends with the same weights and the same metrics rows as
+    the uninterrupted run (but for wall-clock columns)."""
+    callback = interrupt()
+    if isinstance(callback, SignalAt):
+        require_main_thread()
+    cfg = _exact_config()
+    run = tmp_path / "run"
+    run.mkdir()
+    save_config(cfg, run / "config.yaml")
+    handler = signal.getsignal(signal.SIGINT)
+    if isinstance(callback, CrashAt):
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            train(cfg, run, progress=False, extra_callbacks=[callback])
+    else:
+        summary = train(cfg, run, progress=False, extra_callbacks=[callback])
+        stopped_by = "SIGINT" if isinstance(callback, SignalAt) else None
+        assert summary["stopped_by_signal"] == stopped_by
+    assert signal.getsignal(signal.SIGINT) is handler  # train() put the handler back
+    assert torch.load(run / "checkpoint.pt", weights_only=False)["num_timesteps"] == checkpoint_step
+    train(cfg, run, resume=True, progress=False)
+    a, b = _policy_params(uninterrupted_run), _policy_params(run)
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
-    rows = lambda run: (run / "eval.csv").read_text().splitlines()  # noqa: E731
-    assert [r.split(",")[0] for r in rows(full)] == [r.split(",")[0] for r in rows(killed)]
+    assert _csv_rows(run / "progress.csv") == _csv_rows(uninterrupted_run / "progress.csv")
+    assert _csv_rows(run / "eval.csv") == _csv_rows(uninterrupted_run / "eval.csv")
+
+
+def test_a_second_signal_aborts_and_handlers_are_restored(tmp_path: Path) -> None:
+    require_main_thread()
+    cfg = from_dict(game_config("roy", training={"total_timesteps": 4096}))
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, tmp_path, progress=False, extra_callbacks=[SignalAt(100, times=2)])
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    # The warm start was saved when learning began.
+    assert torch.load(tmp_path / "checkpoint.pt", weights_only=False)["num_timesteps"] == 0
 
 
 def test_resume_after_sigkill(tmp_path: Path) -> None:
@@ -391,14 +546,152 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> N
     assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]
 
 
-def test_new_run_refuses_to_overwrite(tmp_path: Path) -> None:
+@pytest.fixture
+def fake_train(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Config, Path, bool]]:
+    """Replaces train() behind the CLI; records (config, run directory, resume) per call."""
+    import training.train as train_module
+
+    calls: list[tuple[Config, Path, bool]] = []
+
+    def fake(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True) -> dict:
+        calls.append((cfg, run_dir, resume))
+        return {"num_timesteps": 0, "elapsed_seconds": 0.0, "stopped_by_time_limit": False,
+                "stopped_by_signal": None}
+
+    monkeypatch.setattr(train_module, "train", fake)
+    return calls
+
+
+def _cli_error(capsys: pytest.CaptureFixture, argv: list[str]) -> str:
+    """Run the training CLI expecting a usage error: exit code 2 and one line, no traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_new_run_refuses_to_overwrite(tmp_path: Path, capsys, fake_train) -> None:
     cfg_path = tmp_path / "c.yaml"
     cfg_path.write_text(yaml.safe_dump(game_config("roy")))
-    (tmp_path / "runs" / "roy" / "x").mkdir(parents=True)
-    (tmp_path / "runs" / "roy" / "x" / "config.yaml").write_text("")
-    with pytest.raises(FileExistsError, match="--resume"):
+    runs = tmp_path / "runs"
+    (runs / "roy" / "x").mkdir(parents=True)
+    (runs / "roy" / "x" / "config.yaml").write_text("")
+    (runs / "roy" / "x" / "checkpoint.pt").write_bytes(b"")
+    err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(runs), "--run-name",
+                              "x"])
+    assert "--resume" in err
+    (runs / "roy" / "y").mkdir()
+    (runs / "roy" / "y" / "notes.txt").write_text("mine")
+    err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(runs), "--run-name",
+                              "y"])
+    assert "not a run directory" in err
+    assert not fake_train and (runs / "roy" / "y" / "notes.txt").exists()
+
+
+def test_a_run_directory_without_a_checkpoint_is_started_again(tmp_path: Path, capsys,
+                                                                fake_train) -> None:
+    """A run killed before its first checkpoint: --resume says how to start it again, and that
+    command reuses the directory (it used to say the directory exists)."""
+    run = tmp_path / "runs" / "roy" / "x"
+    run.mkdir(parents=True)
+    save_config(from_dict(game_config("roy")), run / "config.yaml")
+    (run / "progress.csv").write_text("step\n512\n")
+    (run / "tb").mkdir()
+    (run / "tb" / "events.old").write_text("")
+    err = _cli_error(capsys, ["--resume", str(run)])
+    assert "holds no checkpoint" in err
+    command = shlex.split(err.split("start it again: ")[1])
+    assert command[:3] == ["python", "-m", "training.train"]
+    train_main([*command[3:], "--no-progress"])
+    assert ("holds no checkpoint (its run stopped before the first one): starting it again "
+            "(replacing its config.yaml, progress.csv, tb)") in capsys.readouterr().out
+    assert [(c.game, r, resumed) for c, r, resumed in fake_train] == [("roy", run, False)]
+    assert sorted(p.name for p in run.iterdir()) == ["config.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("patch", "flags", "message"),
+    [
+        ({"ppo": {"batch_size": 0}}, [], r"ppo.batch_size: expected an integer >= 1"),
+        ({"ppo": [1, 2]}, [], r"ppo: expected a mapping"),
+        ({"seed": -1}, [], r"seed: expected an integer in 0\.\."),
+        ({}, ["--seed", "-1"], r"with seed=-1: seed: expected an integer in 0\.\."),
+        ({}, ["--total-timesteps", "-5"], r"training.total_timesteps: expected a positive"),
+        ({}, ["--time-limit-minutes", "0"], r"training.time_limit_minutes: expected a number"),
+        ({"training": {"init_from": "/nowhere/p.zip"}}, [], r"training.init_from: no saved"),
+    ],
+)
+def test_a_bad_config_or_flag_leaves_no_run_directory(tmp_path: Path, capsys, fake_train,
+                                                      patch: dict, flags: list[str],
+                                                      message: str) -> None:
+    data = game_config("roy")
+    for key, value in patch.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
+                              *flags])
+    assert re.search(message, err), err
+    assert not (tmp_path / "runs").exists() and not fake_train
+
+
+def test_length_flags_apply_to_a_new_run(tmp_path: Path, fake_train) -> None:
+    """--total-timesteps and --time-limit-minutes used to be ignored with --config."""
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"), "--run-name",
+                "r", "--total-timesteps", "2048", "--time-limit-minutes", "0.5"])
+    ((cfg, run, _),) = fake_train
+    assert (cfg.training.total_timesteps, cfg.training.time_limit_minutes) == (2048, 0.5)
+    saved = load_config(run / "config.yaml").training
+    assert (saved.total_timesteps, saved.time_limit_minutes) == (2048, 0.5)
+
+
+def test_resume_flags_are_validated_before_saving_and_can_repair_a_config(
+        tmp_path: Path, capsys, fake_train) -> None:
+    run = tmp_path / "runs" / "roy" / "r"
+    run.mkdir(parents=True)
+    save_config(from_dict(game_config("roy")), run / "config.yaml")
+    (run / "checkpoint.pt").write_bytes(b"")  # (train() is faked: never read)
+    before = (run / "config.yaml").read_text()
+    for flags in (["--total-timesteps", "-5"], ["--time-limit-minutes", "-1"]):
+        err = _cli_error(capsys, ["--resume", str(run), *flags])
+        assert "training." in err
+        assert (run / "config.yaml").read_text() == before
+    # A config.yaml the old code saved with a bad length: an error naming it, and the flag
+    # that overrides it repairs the run.
+    data = yaml.safe_load(before)
+    data["training"]["total_timesteps"] = -5
+    (run / "config.yaml").write_text(yaml.safe_dump(data))
+    assert "training.total_timesteps: expected a positive" in _cli_error(capsys,
+                                                                         ["--resume", str(run)])
+    train_main(["--resume", str(run), "--total-timesteps", "4000"])
+    assert [(c.training.total_timesteps, resumed) for c, _, resumed in fake_train] == [(4000,
+                                                                                         True)]
+    assert load_config(run / "config.yaml").training.total_timesteps == 4000
+    assert not list(run.glob(".*tmp*"))  # written atomically, no temporary file left
+
+
+def test_a_run_stopped_by_a_signal_exits_with_its_code(tmp_path: Path, capsys,
+                                                       monkeypatch) -> None:
+    import training.train as train_module
+
+    def stopped(cfg, run_dir, resume=False, progress=True):
+        return {"num_timesteps": 264, "checkpoint_step": 256, "elapsed_seconds": 1.0,
+                "stopped_by_time_limit": False, "stopped_by_signal": "SIGTERM"}
+
+    monkeypatch.setattr(train_module, "train", stopped)
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    with pytest.raises(SystemExit) as exit_info:
         train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
-                    "--run-name", "x"])
+                    "--run-name", "s"])
+    assert exit_info.value.code == 128 + signal.SIGTERM
+    out = capsys.readouterr().out
+    assert "stopped by SIGTERM after a checkpoint at step 256" in out
+    assert f"--resume {tmp_path / 'runs' / 'roy' / 's'}" in out
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
@@ -409,7 +702,7 @@ def test_every_shipped_config_validates(path: Path) -> None:
     load_config(path)
 
 
-def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path) -> None:
+def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path, capsys) -> None:
     from sb3_contrib import MaskablePPO
 
     env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
@@ -418,8 +711,14 @@ def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path) -
     data = game_config("roy")
     data["training"]["init_from"] = str(tmp_path / "small.zip")
     cfg = from_dict(data)
-    with pytest.raises(ValueError, match="training.init_from: .* does not fit"):
+    with pytest.raises(ConfigError, match="training.init_from: .* does not fit"):
         train(cfg, tmp_path, progress=False)
+    # From the command line: checked before the run directory is created.
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs")])
+    assert "training.init_from:" in err and "does not fit" in err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_cloning_values_are_the_reward_to_come_as_self_play_pays_it() -> None:

@@ -70,8 +70,9 @@ def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
     """Load and check a checkpoint against the run's config; errors say what is wrong."""
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {str(path)!r}: the run was killed before its "
-                              "first checkpoint; start it again without --resume")
+        raise CheckpointError(f"no checkpoint at {str(path)!r}: the run stopped before its "
+                              "first one; start it again with --config and the same --run-name "
+                              "(the directory is reused)")
     try:
         # Our own file: it holds numpy RNG states and pickled heuristics, so not weights-only.
         state = torch.load(path, map_location="cpu", weights_only=False)

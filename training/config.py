@@ -1,10 +1,12 @@
 """Training configuration: one YAML per game, every key validated on load.
 
 A config has seven sections; ``game``, ``seed`` and ``features`` sit at the top level. A key
-that is unknown or of the wrong type is an error naming it (``ppo.n_step: unknown key (did you
-mean 'n_steps'?)``), because a mistyped hyperparameter that silently falls back to its default
-wastes a whole run. The game's own options (``env``) are checked by the game's engine, and
-MaskablePPO's keyword arguments (``ppo``) against MaskablePPO's signature.
+that is unknown, of the wrong type or out of range is an error naming it and what is allowed
+(``ppo.n_step: unknown key (did you mean 'n_steps'?)``), raised before a run directory exists,
+because a mistyped hyperparameter that silently falls back to its default, or a bad value that
+fails an hour in, wastes a whole run. The game's own options (``env``) are checked by the
+game's engine, and MaskablePPO's keyword arguments (``ppo``) against MaskablePPO's signature
+and the ranges below.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import copy
 import difflib
 import inspect
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ class SelfPlayConfig:
     pool_size: int = 8  # snapshots kept (the oldest is dropped)
     latest_prob: float = 0.5  # share of self-play seats that get the newest snapshot
     opponent_deterministic: bool = False  # snapshots act greedily (else sample)
+    # Relative weights of the opponent kinds for every opponent seat (divided by their sum).
     opponents: dict[str, float] = field(
         default_factory=lambda: {"self": 0.6, "random": 0.2, "heuristic": 0.2}
     )
@@ -41,9 +45,9 @@ class SelfPlayConfig:
 @dataclass
 class TrainingConfig:
     total_timesteps: int = 1_000_000
-    checkpoint_every: int = 50_000  # learner steps; a kill loses at most this much
+    checkpoint_every: int = 50_000  # learner steps; a kill loses at most this (whole rollouts)
     time_limit_minutes: float | None = None  # stop cleanly (checkpoint first) after this
-    device: str = "cpu"
+    device: str = "cpu"  # a torch device ("cpu", "cuda", "cuda:1", ...) or "auto"
     torch_threads: int = 1
     init_from: str | None = None  # a policy .zip to start from (e.g. a curriculum stage)
 
@@ -91,7 +95,9 @@ class Config:
         return copy.deepcopy(asdict(self))
 
 
-#: Defaults that make MaskablePPO fast with many envs (its own defaults suit one env).
+#: Defaults that make MaskablePPO fast with many envs (its own defaults suit one env). A config's
+#: ``ppo.policy_kwargs`` is merged over these ``policy_kwargs``, so setting another key keeps
+#: the ``net_arch``.
 PPO_DEFAULTS: dict[str, Any] = {
     "learning_rate": 3e-4,
     "n_steps": 128,
@@ -109,6 +115,60 @@ PPO_DEFAULTS: dict[str, Any] = {
 _PPO_RESERVED = {"policy", "env", "seed", "device", "verbose", "tensorboard_log",
                  "_init_setup_model"}
 _OPPONENT_KINDS = ("self", "random", "heuristic")
+#: Seeds reach ``np.random.seed`` (through SB3), which takes 0 .. 2**32 - 1.
+_MAX_SEED = 2**32 - 1
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _null(value: Any) -> bool:
+    return value is None
+
+
+#: What each MaskablePPO argument may be: (the allowed values in words, the test). A value
+#: outside these fails late in SB3 (a division by zero, a silent no-op update) or not at all
+#: (a discount above 1), without naming the key.
+_PPO_RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "learning_rate": ("a number > 0", lambda v: _number(v) and v > 0),
+    "n_steps": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
+    "batch_size": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
+    "n_epochs": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
+    "gamma": ("a number in [0, 1]", lambda v: _number(v) and 0 <= v <= 1),
+    "gae_lambda": ("a number in [0, 1]", lambda v: _number(v) and 0 <= v <= 1),
+    "clip_range": ("a number > 0", lambda v: _number(v) and v > 0),
+    "clip_range_vf": ("null or a number > 0", lambda v: v is None or _number(v) and v > 0),
+    "normalize_advantage": ("true or false", lambda v: isinstance(v, bool)),
+    "ent_coef": ("a number >= 0", lambda v: _number(v) and v >= 0),
+    "vf_coef": ("a number >= 0", lambda v: _number(v) and v >= 0),
+    "max_grad_norm": ("a number > 0", lambda v: _number(v) and v > 0),
+    "target_kl": ("null or a number > 0", lambda v: v is None or _number(v) and v > 0),
+    "stats_window_size": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
+    # MaskablePPO builds its own masked buffer, which takes no extra arguments.
+    "rollout_buffer_class": ("null (MaskablePPO's own masked buffer)", _null),
+    "rollout_buffer_kwargs": ("null (MaskablePPO's own masked buffer)", _null),
+}
+#: ``ppo.policy_kwargs`` entries a YAML file can hold, and what they may be. Classes
+#: (``activation_fn``, ``optimizer_class``) cannot be written in YAML.
+_POLICY_RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "net_arch": ("a list of layer widths (integers >= 1), or {pi: [...], vf: [...]}",
+                 lambda v: _layers(v) or isinstance(v, dict) and set(v) <= {"pi", "vf"}
+                 and all(_layers(x) for x in v.values())),
+    "ortho_init": ("true or false", lambda v: isinstance(v, bool)),
+    "normalize_images": ("true or false", lambda v: isinstance(v, bool)),
+    "share_features_extractor": ("true or false", lambda v: isinstance(v, bool)),
+    "optimizer_kwargs": ("null or a mapping of torch.optim.Adam arguments",
+                         lambda v: v is None or isinstance(v, dict)),
+}
+
+
+def _layers(value: Any) -> bool:
+    return isinstance(value, list) and all(_integer(x) and x >= 1 for x in value)
 
 
 def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
@@ -151,33 +211,77 @@ def _build_section(cls: type, name: str, data: Any) -> Any:
     return cls(**kwargs)
 
 
-def _validate_ppo(ppo: dict[str, Any]) -> dict[str, Any]:
+def _validate_ppo(ppo: Any) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    if not isinstance(ppo, dict):
+        raise ConfigError(f"ppo: expected a mapping, got {ppo!r}")
     params = inspect.signature(MaskablePPO.__init__).parameters
     allowed = [k for k in params if k not in _PPO_RESERVED and k != "self"]
     merged = copy.deepcopy(PPO_DEFAULTS)
     for key, value in ppo.items():
         if key not in allowed:
             raise _unknown("ppo.", str(key), allowed)
-        default = params[key].default
-        if isinstance(default, (int, float)) and not isinstance(default, bool) and not (
-            isinstance(value, (int, float)) and not isinstance(value, bool)
-        ):
-            raise ConfigError(f"ppo.{key}: expected a number, got {value!r}")
+        if key == "policy_kwargs":
+            continue
+        if key in _PPO_RULES:
+            what, ok = _PPO_RULES[key]
+            if not ok(value):
+                raise ConfigError(f"ppo.{key}: expected {what}, got {value!r}")
+        else:  # an argument a newer MaskablePPO added: at least its type
+            default = params[key].default
+            if _number(default) and not _number(value):
+                raise ConfigError(f"ppo.{key}: expected a number, got {value!r}")
         merged[key] = value
-    pk = merged.get("policy_kwargs") or {}
+    if "policy_kwargs" in ppo:
+        pk = ppo["policy_kwargs"]
+        if not isinstance(pk, dict):
+            # (An empty "policy_kwargs:" is None, which would drop the default net_arch.)
+            raise ConfigError("ppo.policy_kwargs: expected a mapping such as "
+                              f"{{net_arch: [128, 128]}}, got {pk!r}; leave the key out for "
+                              f"the default {PPO_DEFAULTS['policy_kwargs']}")
+        merged["policy_kwargs"] = {**PPO_DEFAULTS["policy_kwargs"], **copy.deepcopy(pk)}
     pol_allowed = [k for k in inspect.signature(MaskableActorCriticPolicy.__init__).parameters
                    if k not in ("self", "observation_space", "action_space", "lr_schedule")]
     pol_allowed = [k for k in pol_allowed if not k.startswith("features_extractor")]
-    for key in pk:
+    for key, value in merged["policy_kwargs"].items():
+        name = f"ppo.policy_kwargs.{key}"
         if str(key).startswith("features_extractor"):
-            raise ConfigError(f"ppo.policy_kwargs.{key}: set the policy input with the "
-                              "top-level 'features: raw | derived' instead")
+            raise ConfigError(f"{name}: set the policy input with the top-level "
+                              "'features: raw | derived' instead")
         if key not in pol_allowed:
             raise _unknown("ppo.policy_kwargs.", str(key), pol_allowed)
+        if key not in _POLICY_RULES:
+            raise ConfigError(f"{name}: cannot be set in a config (it takes a class, which "
+                              "YAML cannot hold)")
+        what, ok = _POLICY_RULES[key]
+        if not ok(value):
+            raise ConfigError(f"{name}: expected {what}, got {value!r}")
+    _check_optimizer_kwargs(merged["policy_kwargs"].get("optimizer_kwargs") or {})
     return merged
+
+
+def _check_optimizer_kwargs(kwargs: dict[str, Any]) -> None:
+    import torch
+
+    allowed = [k for k in inspect.signature(torch.optim.Adam).parameters
+               if k not in ("params", "lr")]
+    for key in kwargs:
+        if key not in allowed:
+            raise _unknown("ppo.policy_kwargs.optimizer_kwargs.", str(key), allowed)
+
+
+def _check_device(device: str) -> None:
+    import torch
+
+    if device == "auto":  # SB3's own choice: cuda when available, else cpu
+        return
+    try:
+        torch.device(device)
+    except (RuntimeError, ValueError):
+        raise ConfigError(f"training.device: expected 'auto' or a torch device such as 'cpu', "
+                          f"'cuda' or 'cuda:1', got {device!r}") from None
 
 
 def _validate_env(game: str, env: dict[str, Any]) -> None:
@@ -218,12 +322,16 @@ def from_dict(data: dict[str, Any]) -> Config:
     if not isinstance(env, dict):
         raise ConfigError(f"env: expected a mapping, got {env!r}")
     _validate_env(game, env)
+    seed = _check_type("seed", data.get("seed", 0), "int")
+    if not 0 <= seed <= _MAX_SEED:
+        raise ConfigError(f"seed: expected an integer in 0..{_MAX_SEED}, got {seed}")
+    ppo = data.get("ppo")
     cfg = Config(
         game=game,
-        seed=_check_type("seed", data.get("seed", 0), "int"),
+        seed=seed,
         features=_check_features(game, data.get("features", "raw")),
         env=dict(env),
-        ppo=_validate_ppo(data.get("ppo") or {}),
+        ppo=_validate_ppo({} if ppo is None else ppo),
         selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay")),
         training=_build_section(TrainingConfig, "training", data.get("training")),
         evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation")),
@@ -239,9 +347,10 @@ def _check_values(cfg: Config) -> None:
         if kind not in _OPPONENT_KINDS:
             raise _unknown("selfplay.opponents.", str(kind), list(_OPPONENT_KINDS))
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
-            raise ConfigError(f"selfplay.opponents.{kind}: expected a rate >= 0, got {rate!r}")
+            raise ConfigError(f"selfplay.opponents.{kind}: expected a weight >= 0 (the weights "
+                              f"are relative), got {rate!r}")
     if sum(sp.opponents.values()) <= 0:
-        raise ConfigError("selfplay.opponents: at least one rate must be positive")
+        raise ConfigError("selfplay.opponents: at least one weight must be positive")
     from card_envs.games import make_engine
 
     n = make_engine(cfg.game, **cfg.env).num_players
@@ -282,15 +391,27 @@ def _check_values(cfg: Config) -> None:
                         "pretrain.max_decisions": pt.max_decisions}.items():
         if value <= 0:
             raise ConfigError(f"{name}: expected a positive number, got {value!r}")
+    if pt.games and not pt.epochs:
+        raise ConfigError("pretrain.epochs: expected >= 1 when pretrain.games > 0 (the games "
+                          "would be played and never learned from), got 0")
     if ev.final_games < 0:
         raise ConfigError(f"evaluation.final_games: expected >= 0, got {ev.final_games}")
+    if tr.time_limit_minutes is not None and not tr.time_limit_minutes > 0:
+        raise ConfigError("training.time_limit_minutes: expected a number > 0 (or null for no "
+                          f"limit), got {tr.time_limit_minutes}")
+    _check_device(tr.device)
+    if tr.init_from is not None and not tr.init_from:
+        raise ConfigError("training.init_from: expected a policy .zip path or null, got ''")
     rollout = cfg.ppo["n_steps"] * sp.n_envs
     if rollout % cfg.ppo["batch_size"] and rollout >= cfg.ppo["batch_size"]:
         raise ConfigError(f"ppo.batch_size: {cfg.ppo['batch_size']} does not divide the rollout "
                           f"of ppo.n_steps * selfplay.n_envs = {rollout} samples")
 
 
-def load_config(path: str | Path) -> Config:
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Config:
+    """Load and validate a config file; ``overrides`` (``{"training.total_timesteps": 4000}``,
+    from the command line) replace the file's values before validation, so a value they bring
+    is checked like the file's own, and a bad value in the file can be overridden."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"no config file at {str(path)!r}")
@@ -298,11 +419,30 @@ def load_config(path: str | Path) -> Config:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML: {err}") from None
+    where = str(path)
+    if overrides and isinstance(data, dict):
+        data = copy.deepcopy(data)
+        for dotted, value in overrides.items():
+            *sections, key = dotted.split(".")
+            node = data
+            for section in sections:
+                if node.get(section) is None:
+                    node[section] = {}
+                node = node[section]
+                if not isinstance(node, dict):
+                    break  # the section itself is invalid: validation says so
+            else:
+                node[key] = value
+        where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
     try:
         return from_dict(data)
     except ConfigError as err:
-        raise ConfigError(f"{path}: {err}") from None
+        raise ConfigError(f"{where}: {err}") from None
 
 
 def save_config(cfg: Config, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    """Write the resolved config atomically: a kill mid-write leaves the old file whole."""
+    from training.checkpoint import atomic_write
+
+    text = yaml.safe_dump(cfg.to_dict(), sort_keys=False)
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))

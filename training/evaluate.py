@@ -203,9 +203,12 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     config = dict(config or {})
     get_game(game)
     n_players = make_engine(game, **config).num_players
+    if games < 1:
+        raise ValueError(f"games: expected at least 1 game per matchup, got {games}")
+    if pairs is None and len(agents) < 2:
+        raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     labels = list(labels) if labels else _unique_labels(agents)
-    actors = [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=deterministic)
-              for i, spec in enumerate(agents)]
+    actors = make_actors(game, agents, config, seed, deterministic)
     if pairs is None:
         idx = range(len(agents))
         pairs = list(combinations(idx, 2)) if n_players == 2 else list(permutations(idx, 2))
@@ -234,6 +237,13 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         "ratings": {labels[i]: {"mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
                     for i, r in enumerate(ratings)},
     }
+
+
+def make_actors(game: str, agents: Sequence[AgentSpec], config: dict[str, Any], seed: int,
+                deterministic: bool) -> list[BatchActor]:
+    """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through)."""
+    return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=deterministic)
+            for i, spec in enumerate(agents)]
 
 
 def _unique_labels(agents: Sequence[AgentSpec]) -> list[str]:
@@ -296,16 +306,18 @@ def plot_report(report: dict[str, Any], path: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True)
     parser.add_argument("--agents", nargs="+", required=True,
-                        help="random, heuristic, a policy .zip, or a run directory")
-    parser.add_argument("--games", type=int, default=1000, help="games per matchup")
+                        help="two or more of: random, heuristic, a policy .zip, a run directory")
+    parser.add_argument("--games", type=int, default=1000, help="games per matchup (>= 1)")
     parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
                         help="game options, e.g. num_players=3 (YAML values)")
-    parser.add_argument("--config", help="take the game options from a training config / run")
+    parser.add_argument("--config", help="take the game options from a training config / run "
+                                         "(of the same --game)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--parallel", type=int, default=64)
+    parser.add_argument("--parallel", type=int, default=64, help="games played at once (>= 1)")
     parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
     parser.add_argument("--first-vs-rest", action="store_true",
                         help="only the first agent against each of the others")
@@ -315,6 +327,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import torch
     import yaml
 
+    from card_envs.games import GAMES
+    from training.config import ConfigError
+
+    if args.game not in GAMES:
+        parser.error(f"--game: unknown game {args.game!r}; installed: {', '.join(GAMES)}")
+    if len(args.agents) < 2:
+        parser.error("--agents: a matchup needs at least two agents, e.g. "
+                     "--agents runs/<game>/<run> random heuristic")
+    if args.games < 1:
+        parser.error(f"--games: expected at least 1 game per matchup, got {args.games}")
+    if args.parallel < 1:
+        parser.error(f"--parallel: expected at least 1, got {args.parallel}")
     torch.set_num_threads(1)
     config: dict[str, Any] = {}
     if args.config:
@@ -323,12 +347,28 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             path = os.path.join(path, "config.yaml")
         from training.config import load_config
 
-        config = dict(load_config(path).env)
+        try:
+            cfg = load_config(path)
+        except ConfigError as err:
+            parser.error(str(err))
+        if cfg.game != args.game:
+            parser.error(f"--config {args.config} is a {cfg.game} config, not {args.game}: its "
+                         "game options would not be this game's")
+        config = dict(cfg.env)
     for item in args.env:
-        key, _, value = item.partition("=")
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            parser.error(f"--env: expected KEY=VALUE, got {item!r}")
         config[key] = yaml.safe_load(value)
-    report = evaluate(args.game, args.agents, games=args.games, config=config, seed=args.seed,
+    try:
+        # Resolved here, so a bad option or agent is a usage error, not a traceback.
+        make_engine(args.game, **config)
+        actors = make_actors(args.game, args.agents, config, args.seed, not args.stochastic)
+    except (ValueError, FileNotFoundError) as err:
+        parser.error(str(err))
+    report = evaluate(args.game, actors, games=args.games, config=config, seed=args.seed,
                       parallel=args.parallel, deterministic=not args.stochastic,
+                      labels=_unique_labels(args.agents),
                       pairs=[(0, j) for j in range(1, len(args.agents))]
                       if args.first_vs_rest else None)
     print(format_table(report))

@@ -8,8 +8,9 @@ costs a handful of forward passes however many games are waiting.
 
 Per episode the learner takes a seat (fixed or random) and every other seat draws an opponent:
 a past snapshot of the learner (the newest with probability ``latest_prob``, else uniform over
-the pool), the random agent or the game's heuristic, at the configured rates. Rewards that arrive
-on an opponent's move (including the terminal one) are added to the learner's last step.
+the pool), the random agent or the game's heuristic, by the configured relative weights.
+Rewards that arrive on an opponent's move (including the terminal one) are added to the
+learner's last step.
 """
 
 from __future__ import annotations
@@ -102,11 +103,13 @@ class SelfPlayVecEnv(VecEnv):
         game: registered game name.
         env_config: the game's options (validated by the engine).
         n_envs: games stepped together.
-        rates: ``{"self": p, "random": q, "heuristic": r}`` (normalised) for each opponent seat.
+        rates: ``{"self": p, "random": q, "heuristic": r}``, relative weights (divided by their
+            sum) of each opponent kind for every opponent seat.
         pool_size: snapshots kept; ``pool.add`` is called by the training loop.
         latest_prob: share of self-play seats that get the newest snapshot.
         learner_seat: a seat number, or ``"random"`` to rotate the learner each episode.
-        seed: seeds every game, the seat and opponent draws, and the opponents' sampling.
+        seed: seeds every game, the seat and opponent draws, the opponents' sampling and the
+            heuristic's own random choices.
         reward: ``"learner"`` pays the learner its own reward from the game; ``"zero_sum"``
             pays its reward minus the mean of the other seats' (with ``reward="score"`` games:
             the point margin, which a race to a target rewards, rather than points alone).
@@ -128,9 +131,11 @@ class SelfPlayVecEnv(VecEnv):
         reward_scale: float = 1.0,
     ) -> None:
         check_reward(reward, reward_scale)
-        seeds = np.random.SeedSequence(seed).spawn(n_envs + 2)
+        # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
+        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
+        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
         self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
-        for engine, ss in zip(self.engines, seeds[2:], strict=True):
+        for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
             engine.rng = np.random.default_rng(ss)
         eng = self.engines[0]
         self.game = game
@@ -147,14 +152,18 @@ class SelfPlayVecEnv(VecEnv):
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
                             rates.get("self", 0.0)], dtype=np.float64)
         if weights.sum() <= 0:
-            raise ValueError("selfplay.opponents: at least one rate must be positive")
+            raise ValueError("selfplay.opponents: at least one weight must be positive")
         self.kind_p = weights / weights.sum()
         self.latest_prob = float(latest_prob)
         self.learner_seat_option = learner_seat
         self.pool = OpponentPool(pool_size, opponent_deterministic, opp_rng)
         self.random_actor = RandomActor(opp_rng)
-        self.heuristic_actor = (AgentActor(make_agent("heuristic", game, eng.config), "heuristic")
-                                if weights[1] > 0 else None)
+        # Seeded: Dogpile's and Deluxe Memory's heuristics draw random numbers, and an unseeded
+        # one would make the same seed play different games.
+        heuristic_seed = int(seeds[n_envs + 2].generate_state(1)[0])
+        self.heuristic_actor = (
+            AgentActor(make_agent("heuristic", game, eng.config, seed=heuristic_seed), "heuristic")
+            if weights[1] > 0 else None)
 
         n = self.num_players
         self.reward_mode = reward

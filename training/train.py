@@ -6,10 +6,12 @@
 Read top to bottom: build the batched self-play VecEnv and the learner; a callback snapshots the
 learner into the opponent pool every ``selfplay.snapshot_every`` steps, evaluates it against
 the random and heuristic agents every ``evaluation.every`` steps (keeping ``best.zip``), and
-writes an atomic checkpoint every ``training.checkpoint_every`` steps. All three happen at
-rollout boundaries, where the run's whole state is small and well defined, so ``--resume``
-continues exactly as if never stopped. The end of a run evaluates ``best.zip`` and ``final.zip``
-over ``evaluation.final_games`` games per opponent.
+writes an atomic checkpoint at step 0 (right after the warm start) and every
+``training.checkpoint_every`` steps. All three happen at rollout boundaries, where the run's
+whole state is small and well defined, so ``--resume`` continues exactly as if never stopped.
+SIGINT and SIGTERM stop the run at the next rollout boundary, after a checkpoint (a second
+signal aborts). The end of a run evaluates ``best.zip`` and ``final.zip`` over
+``evaluation.final_games`` games per opponent.
 
 Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkpoint.pt``,
 ``latest.zip`` / ``best.zip`` / ``final.zip``, ``progress.csv`` and ``eval.csv`` (metrics),
@@ -22,6 +24,11 @@ import argparse
 import copy
 import csv
 import json
+import os
+import shlex
+import shutil
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -37,13 +44,14 @@ from stable_baselines3.common.logger import configure
 from training.actors import TorchPolicyActor
 from training.checkpoint import (
     CHECKPOINT_NAME,
+    CheckpointError,
     atomic_write,
     load_checkpoint,
     rng_states,
     save_checkpoint,
     set_rng_states,
 )
-from training.config import Config, load_config, save_config
+from training.config import Config, ConfigError, load_config, save_config
 from training.evaluate import evaluate, plot_report
 from training.plots import plot_training_curve
 from training.pretrain import pretrain
@@ -56,13 +64,14 @@ EVAL_OPPONENTS = ("random", "heuristic")
 class CsvLog:
     """An append-only CSV that, on resume, drops rows written after the checkpoint."""
 
-    def __init__(self, path: Path, columns: Sequence[str], resume_step: int | None) -> None:
+    def __init__(self, path: Path, columns: Sequence[str], keep_until: int | None) -> None:
+        """``keep_until``: on resume, the last step whose row the checkpoint had seen."""
         self.path, self.columns = path, list(columns)
-        if resume_step is not None and path.exists():
+        if keep_until is not None and path.exists():
             with open(path, newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(r["step"]) <= resume_step]
+                rows = [r for r in csv.DictReader(f) if int(r["step"]) <= keep_until]
             self._write_all(rows)
-        elif not path.exists() or resume_step is None:
+        elif not path.exists() or keep_until is None:
             self._write_all([])
 
     def _write_all(self, rows: list[dict[str, Any]]) -> None:
@@ -76,14 +85,68 @@ class CsvLog:
             csv.DictWriter(f, self.columns).writerow(row)
 
 
+# -- stopping on SIGINT / SIGTERM ----------------------------------------------------------------
+class StopOnSignal:
+    """While active, SIGINT and SIGTERM ask the run to stop at its next safe point instead of
+    killing it mid-rollout; a second signal goes to the previous handler (Ctrl-C twice aborts).
+
+    Handlers can only be set from the main thread; elsewhere this does nothing. On exit the
+    previous handlers are back, since ``train()`` may be called from a longer Python program.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def name(self) -> str | None:
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    def __enter__(self) -> StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                previous = signal.getsignal(sig)
+                if previous is not None:  # None: set outside Python, cannot be restored
+                    self._previous[sig] = previous
+                    signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is None:
+            self.signum = signum
+            # os.write, not print: print may be mid-call in the interrupted code (reentrancy).
+            os.write(2, f"\n{self.name}: the run stops at the next rollout boundary, after a "
+                        f"checkpoint (a warm start in progress finishes first); send it again "
+                        f"to abort now\n".encode())
+            return
+        previous = self._previous.get(signum, signal.SIG_DFL)
+        self._restore()
+        if callable(previous):
+            previous(signum, frame)  # Python's SIGINT handler: KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signum)  # the default action, now that it is back
+
+
 # -- the callback that runs self-play around SB3's learn() ---------------------------------------
 class SelfPlayCallback(BaseCallback):
     """Snapshots, evaluations, checkpoints, metrics, the progress bar and the time limit."""
 
     def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv, progress: bool,
-                 resume_state: dict[str, Any] | None = None) -> None:
+                 resume_state: dict[str, Any] | None = None,
+                 stop_request: StopOnSignal | None = None) -> None:
         super().__init__()
         self.cfg, self.run_dir, self.venv, self.show_progress = cfg, run_dir, venv, progress
+        self.stop_request = stop_request
         sp, tr = cfg.selfplay, cfg.training
         sched = (resume_state or {}).get("schedule", {})
         self.next_snapshot = sched.get("next_snapshot", sp.snapshot_every)
@@ -95,8 +158,10 @@ class SelfPlayCallback(BaseCallback):
         self.last_eval = sched.get("last_eval", -1)
         self.session_start = time.time()
         self.stop = False
-        self.wins: dict[str, deque] = {k: deque(maxlen=500) for k in ("self", "random",
-                                                                          "heuristic", "mixed")}
+        self.stop_reason: str | None = None  # "time limit", or the signal's name
+        saved_wins = (resume_state or {}).get("wins", {})
+        self.wins: dict[str, deque] = {k: deque(saved_wins.get(k, ()), maxlen=500)
+                                       for k in ("self", "random", "heuristic", "mixed")}
         resume_step = resume_state["num_timesteps"] if resume_state else None
         self.progress_csv = CsvLog(run_dir / "progress.csv", [
             "step", "elapsed", "fps", "ep_rew_mean", "ep_len_mean", "win_vs_self",
@@ -104,7 +169,10 @@ class SelfPlayCallback(BaseCallback):
         cols = ["step", "elapsed", "chance"]
         for opp in EVAL_OPPONENTS:
             cols += [f"{opp}_win_rate", f"{opp}_ci_low", f"{opp}_ci_high"]
-        self.eval_csv = CsvLog(run_dir / "eval.csv", cols, resume_step)
+        # Not every row at the checkpoint's step came before it: the step-0 checkpoint and one
+        # taken on a signal precede that step's evaluation, which the resumed run then does.
+        self.eval_csv = CsvLog(run_dir / "eval.csv", cols,
+                               self.last_eval if resume_state else None)
         self.bar = None
         self.fps_mark = (time.time(), 0)
 
@@ -113,6 +181,9 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.fps_mark = (time.time(), self.num_timesteps)
+        # Step 0 of a fresh run (a no-op on resume, where the checkpoint is this step): from
+        # here on a kill loses at most one checkpoint interval, never the warm start.
+        self.checkpoint()
         if self.show_progress:
             from tqdm import tqdm
 
@@ -121,12 +192,17 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         step = self.num_timesteps
+        if self.stop_request is not None and self.stop_request.signum is not None:
+            # Asked to stop: checkpoint now. A snapshot or evaluation due at this step is not
+            # lost: the schedule is saved unadvanced, so the resumed run does it here.
+            self.checkpoint()
+            self.stop, self.stop_reason = True, self.stop_request.name
+            return
         if step >= self.next_snapshot:
             self.venv.pool.add(self.model.policy, step)
             self.next_snapshot = _next(self.next_snapshot, self.cfg.selfplay.snapshot_every, step)
         if step >= self.next_eval:
             self.evaluate(step)
-            self.next_eval = _next(self.next_eval, self.cfg.evaluation.every, step)
         if step >= self.next_checkpoint:
             self.next_checkpoint = _next(self.next_checkpoint, self.cfg.training.checkpoint_every,
                                          step)
@@ -134,7 +210,7 @@ class SelfPlayCallback(BaseCallback):
         limit = self.cfg.training.time_limit_minutes
         if limit is not None and self.elapsed() >= 60 * limit:
             self.checkpoint()
-            self.stop = True
+            self.stop, self.stop_reason = True, "time limit"
 
     def _on_step(self) -> bool:
         dones, infos = self.locals["dones"], self.locals["infos"]
@@ -191,9 +267,11 @@ class SelfPlayCallback(BaseCallback):
             row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
             self.logger.record(f"eval/win_rate_vs_{opp}", match["win_rate"])
         self.eval_csv.append(row)
+        self.last_eval = step
+        # Also after the closing evaluation: extending the run must not evaluate this step again.
+        self.next_eval = _next(self.next_eval, ev.every, step)
         plot_training_curve(self.run_dir / "eval.csv", self.run_dir / "training_curve.png",
                             title=f"{cfg.game} self-play ({self.run_dir.name})")
-        self.last_eval = step
         score = sum(row[f"{opp}_win_rate"] for opp in EVAL_OPPONENTS)
         if score > self.best_score:
             self.best_score = score
@@ -217,6 +295,8 @@ class SelfPlayCallback(BaseCallback):
             "last_obs": model._last_obs,
             "last_episode_starts": model._last_episode_starts,
             "ep_info_buffer": list(model.ep_info_buffer or []),
+            "ep_success_buffer": list(model.ep_success_buffer or []),
+            "wins": {kind: list(values) for kind, values in self.wins.items()},
             "venv": self.venv.state_dict(),
             "rng": rng_states(),
             "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
@@ -243,77 +323,116 @@ def save_model(model: MaskablePPO, path: Path) -> None:
 
 
 # -- the run -------------------------------------------------------------------------------------
+#: What a run writes; a run directory restarted because it holds no checkpoint loses these.
+RUN_OUTPUTS = ("config.yaml", "progress.csv", "eval.csv", "latest.zip", "best.zip", "final.zip",
+               "training_curve.png", "summary.json", "evaluation.json", "evaluation.png", "tb")
+
+
 def make_run_dir(cfg: Config, runs_dir: str, name: str | None) -> Path:
+    """``runs_dir/<game>/<name>``, new or holding no checkpoint (a run stopped before its first
+    one has nothing to resume, so it is started again, saying so, not refused)."""
     name = name or f"{time.strftime('%Y%m%d-%H%M%S')}-seed{cfg.seed}"
     run_dir = Path(runs_dir) / cfg.game / name
+    if (run_dir / CHECKPOINT_NAME).exists():
+        raise FileExistsError(f"{run_dir} holds a run; continue it with --resume {run_dir}, or "
+                              "choose another --run-name")
     if run_dir.exists() and any(run_dir.iterdir()):
-        raise FileExistsError(f"{run_dir} exists; use --resume {run_dir} or another --run-name")
+        if not (run_dir / "config.yaml").is_file():
+            raise FileExistsError(f"{run_dir} exists and is not a run directory (no "
+                                  "config.yaml); choose another --run-name")
+        removed = []
+        for output in RUN_OUTPUTS:
+            path = run_dir / output
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+            else:
+                continue
+            removed.append(output)
+        print(f"{run_dir} holds no checkpoint (its run stopped before the first one): "
+              f"starting it again (replacing its {', '.join(removed)})")
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir
 
 
 def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True,
           extra_callbacks: Sequence[BaseCallback] = (), final_eval: bool = True) -> dict[str, Any]:
-    """Train (or continue) the run in ``run_dir``; returns a summary of the run."""
+    """Train (or continue) the run in ``run_dir``; returns a summary of the run.
+
+    SIGINT or SIGTERM (in the main thread) stops it at the next rollout boundary after a
+    checkpoint, without the closing evaluation: ``summary["stopped_by_signal"]`` names it.
+    """
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
 
-    # 1. N games of the game, opponents batched, learner seat rotating.
-    venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, sp.opponents, pool_size=sp.pool_size,
-                          latest_prob=sp.latest_prob, learner_seat=sp.learner_seat,
-                          opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,
-                          reward=sp.reward, reward_scale=sp.reward_scale)
+    with StopOnSignal() as stop_request:
+        # 1. N games of the game, opponents batched, learner seat rotating.
+        venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, sp.opponents,
+                              pool_size=sp.pool_size, latest_prob=sp.latest_prob,
+                              learner_seat=sp.learner_seat,
+                              opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,
+                              reward=sp.reward, reward_scale=sp.reward_scale)
 
-    # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
-    model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device,
-                        verbose=0, **ppo_arguments(cfg))
-    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+        # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
+        model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device,
+                            verbose=0, **ppo_arguments(cfg))
 
-    # 3. Fresh run: the untrained policy is the pool's first snapshot. Resume: restore it all.
-    state = None
-    pretrain_stats: dict[str, float] = {}
-    if resume:
-        state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
-        restore(model, venv, state)
-    else:
-        if cfg.training.init_from:
-            init_weights(model, cfg.training.init_from)
-        if cfg.pretrain.games:
-            # Optional warm start: clone the heuristic before self-play (training/pretrain.py).
-            pt = cfg.pretrain
-            pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
-                                      pt.batch_size, pt.learning_rate, pt.max_decisions,
-                                      seed=cfg.seed, reward=sp.reward,
-                                      reward_scale=sp.reward_scale,
-                                      dagger_rounds=pt.dagger_rounds,
-                                      dagger_games=pt.dagger_games,
-                                      dagger_epochs=pt.dagger_epochs)
-            print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
-                  f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
-                  f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
-                  f"{pretrain_stats['bc_best_epoch']} kept), {pretrain_stats['seconds']:.0f} s")
-        venv.pool.add(model.policy, 0)
-    callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state)
-    # The warm start's wall time counts against the run's time limit.
-    callback.elapsed_before += pretrain_stats.get("seconds", 0.0)
+        # 3. Fresh run: the starting policy (after the optional warm start) is the pool's first
+        # snapshot, before any game is dealt. Resume: restore it all.
+        state = None
+        pretrain_stats: dict[str, float] = {}
+        if resume:
+            state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
+            restore(model, venv, state)
+        else:
+            if cfg.training.init_from:
+                init_weights(model, cfg.training.init_from)
+            if cfg.pretrain.games:
+                # Optional warm start: clone the heuristic before self-play (pretrain.py).
+                pt = cfg.pretrain
+                pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
+                                          pt.batch_size, pt.learning_rate, pt.max_decisions,
+                                          seed=cfg.seed, reward=sp.reward,
+                                          reward_scale=sp.reward_scale,
+                                          dagger_rounds=pt.dagger_rounds,
+                                          dagger_games=pt.dagger_games,
+                                          dagger_epochs=pt.dagger_epochs)
+                print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
+                      f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
+                      f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
+                      f"{pretrain_stats['bc_best_epoch']} kept), "
+                      f"{pretrain_stats['seconds']:.0f} s")
+            venv.pool.add(model.policy, 0)
+        # (Only now: a checkpoint that fails to load leaves no new TensorBoard file behind.)
+        model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+        callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state,
+                                    stop_request=stop_request)
+        # The warm start's wall time counts against the run's time limit.
+        callback.elapsed_before += pretrain_stats.get("seconds", 0.0)
 
-    # 4. Learn until total_timesteps (or the time limit; checkpoint first).
-    remaining = cfg.training.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=[callback, *extra_callbacks],
-                    reset_num_timesteps=not resume)
-        if not callback.stop and model.num_timesteps >= cfg.training.total_timesteps:
-            if callback.last_eval < model.num_timesteps:
-                callback.evaluate(model.num_timesteps)  # the curve's last point
-            callback.checkpoint()  # after train(): a rollout boundary, so exact to resume from
-    save_model(model, run_dir / "final.zip")
+        # 4. Learn until total_timesteps (or the time limit or a signal; checkpoint first). A
+        # fresh run checkpoints at step 0, when learning starts.
+        remaining = cfg.training.total_timesteps - model.num_timesteps
+        if remaining > 0:
+            model.learn(remaining, callback=[callback, *extra_callbacks],
+                        reset_num_timesteps=not resume)
+            if not callback.stop and model.num_timesteps >= cfg.training.total_timesteps:
+                if callback.last_eval < model.num_timesteps:
+                    callback.evaluate(model.num_timesteps)  # the curve's last point
+                callback.checkpoint()  # after train(): a rollout boundary, exact to resume from
+        save_model(model, run_dir / "final.zip")
+    signalled = stop_request.name
     summary = {"run_dir": str(run_dir), "num_timesteps": model.num_timesteps,
-               "elapsed_seconds": round(callback.elapsed(), 1), "stopped_by_time_limit":
-               callback.stop, "best_training_eval_score": callback.best_score,
+               "checkpoint_step": callback.last_checkpoint,
+               "elapsed_seconds": round(callback.elapsed(), 1),
+               "stopped_by_time_limit": callback.stop_reason == "time limit",
+               "stopped_by_signal": signalled, "best_training_eval_score": callback.best_score,
                "pretrain": pretrain_stats}
 
-    # 5. The honest figure: fresh games, many of them, for best.zip and final.zip.
-    if final_eval and cfg.evaluation.final_games > 0:
+    # 5. The honest figure: fresh games, many of them, for best.zip and final.zip (skipped
+    # when a signal asked the run to stop).
+    if final_eval and cfg.evaluation.final_games > 0 and signalled is None:
         summary["evaluation"] = final_evaluation(cfg, run_dir)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary
@@ -345,13 +464,33 @@ def init_weights(model: MaskablePPO, path: str) -> None:
     """Start from a saved policy's weights (same game layout and net_arch), fresh optimizer."""
     from card_envs.agents.policy import load_maskable_ppo
 
-    source = load_maskable_ppo(path)
     try:
-        model.policy.load_state_dict(source.policy.state_dict())
-    except RuntimeError as err:
-        raise ValueError(f"training.init_from: {path!r} does not fit this config's policy "
-                         f"(game layout, features or ppo.policy_kwargs.net_arch differ): "
-                         f"{err}") from None
+        source = load_maskable_ppo(path)
+    except (FileNotFoundError, ValueError) as err:
+        raise ConfigError(f"training.init_from: {err}") from None
+    weights, own = source.policy.state_dict(), model.policy.state_dict()
+    # torch's own message lists every tensor over many lines; one line names the first.
+    misfits = [f"{k} is missing from it" for k in own if k not in weights]
+    misfits += [f"it has {k}, this policy has not" for k in weights if k not in own]
+    misfits += [f"{k} is {list(weights[k].shape)} in it, {list(own[k].shape)} here"
+                for k in own if k in weights and weights[k].shape != own[k].shape]
+    if misfits:
+        more = f" (and {len(misfits) - 1} more)" if len(misfits) > 1 else ""
+        raise ConfigError(f"training.init_from: {path!r} does not fit this config's policy "
+                          f"(game layout, features or ppo.policy_kwargs.net_arch differ): "
+                          f"{misfits[0]}{more}")
+    model.policy.load_state_dict(weights)
+
+
+def check_init_from(cfg: Config) -> None:
+    """Fail before a run directory exists if ``training.init_from`` is missing or does not fit
+    (the run would otherwise stop there, leaving a directory behind). Global RNGs are reseeded
+    when ``train()`` builds its model, so building one here changes nothing."""
+    if not cfg.training.init_from:
+        return
+    venv = SelfPlayVecEnv(cfg.game, cfg.env, cfg.selfplay.n_envs, {"random": 1.0}, seed=0)
+    model = MaskablePPO(policy_class(cfg), venv, device="cpu", verbose=0, **ppo_arguments(cfg))
+    init_weights(model, cfg.training.init_from)
 
 
 def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> None:
@@ -362,6 +501,10 @@ def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> 
     model._n_updates = state["n_updates"]
     model._last_obs = state["last_obs"]
     model._last_episode_starts = state["last_episode_starts"]
+    # learn(reset_num_timesteps=False) keeps these buffers: progress.csv's means continue.
+    window = model._stats_window_size
+    model.ep_info_buffer = deque(state["ep_info_buffer"], maxlen=window)
+    model.ep_success_buffer = deque(state.get("ep_success_buffer", ()), maxlen=window)
     venv.load_state_dict(state["venv"], model.policy)
     set_rng_states(state["rng"])
 
@@ -384,44 +527,73 @@ def final_evaluation(cfg: Config, run_dir: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description="Self-play MaskablePPO training.")
+    parser = argparse.ArgumentParser(prog="python -m training.train",
+                                     description="Self-play MaskablePPO training.")
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", help="configs/<game>.yaml")
     src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
     parser.add_argument("--runs-dir", default="runs")
-    parser.add_argument("--run-name", default=None)
+    parser.add_argument("--run-name", default=None,
+                        help="default: <date>-<time>-seed<seed>; a directory of that name that "
+                             "holds no checkpoint is started again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--seed", type=int, default=None,
                         help="with --config: override the config's seed (one config, many seeds)")
     parser.add_argument("--total-timesteps", type=int, default=None,
-                        help="with --resume: train to this many steps (extends a finished run)")
+                        help="override training.total_timesteps (with --resume: train the run "
+                             "to this many steps, e.g. to extend a finished run)")
     parser.add_argument("--time-limit-minutes", type=float, default=None,
-                        help="with --resume: a new wall-time limit for the whole run")
+                        help="override training.time_limit_minutes: wall time of the whole run, "
+                             "warm start and earlier sessions included")
     args = parser.parse_args(argv)
 
     if args.resume and args.seed is not None:
         parser.error("--seed applies to a new run; a resumed run keeps its own seed")
-    if args.resume:
-        run_dir = Path(args.resume)
-        if not (run_dir / "config.yaml").is_file():
-            parser.error(f"{run_dir} is not a run directory (no config.yaml)")
-        cfg = load_config(run_dir / "config.yaml")
-        if args.total_timesteps is not None or args.time_limit_minutes is not None:
-            if args.total_timesteps is not None:
-                cfg.training.total_timesteps = args.total_timesteps
-            if args.time_limit_minutes is not None:
-                cfg.training.time_limit_minutes = args.time_limit_minutes
+    overrides: dict[str, Any] = {}
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    if args.total_timesteps is not None:
+        overrides["training.total_timesteps"] = args.total_timesteps
+    if args.time_limit_minutes is not None:
+        overrides["training.time_limit_minutes"] = args.time_limit_minutes
+    try:
+        # Everything is validated before a run directory is created or a config rewritten.
+        if args.resume:
+            run_dir = Path(args.resume)
+            if not (run_dir / "config.yaml").is_file():
+                parser.error(f"{run_dir} is not a run directory (no config.yaml)")
+            cfg = load_config(run_dir / "config.yaml", overrides)
+            if not (run_dir / CHECKPOINT_NAME).is_file():
+                raise CheckpointError(f"{run_dir} holds no checkpoint (its run stopped before "
+                                      f"the first one); {_restart(run_dir, cfg)}")
+            if overrides:
+                save_config(cfg, run_dir / "config.yaml")
+        else:
+            cfg = load_config(args.config, overrides)
+            check_init_from(cfg)
+            run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
             save_config(cfg, run_dir / "config.yaml")
-    else:
-        cfg = load_config(args.config)
-        if args.seed is not None:
-            cfg.seed = args.seed
-        run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
-        save_config(cfg, run_dir / "config.yaml")
-    print(f"run directory: {run_dir}")
-    summary = train(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+        print(f"run directory: {run_dir}")
+        summary = train(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+    except (ConfigError, CheckpointError, FileExistsError) as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     _print_summary(summary)
+    if summary.get("stopped_by_signal"):
+        name = summary["stopped_by_signal"]
+        print(f"stopped by {name} after a checkpoint at step {summary['checkpoint_step']}; "
+              f"continue with: python -m training.train --resume {shlex.quote(str(run_dir))}")
+        raise SystemExit(128 + signal.Signals[name].value)  # the shell's code for a signal
     return summary
+
+
+def _restart(run_dir: Path, cfg: Config) -> str:
+    """How to start the run in ``run_dir`` again: in the same directory if it sits where
+    ``--runs-dir`` and ``--run-name`` can name it, else as a new run from its config."""
+    command = f"python -m training.train --config {shlex.quote(str(run_dir / 'config.yaml'))}"
+    if run_dir.parent.name != cfg.game:
+        return f"start a new run from its config: {command}"
+    return (f"start it again: {command} --runs-dir {shlex.quote(str(run_dir.parent.parent))} "
+            f"--run-name {shlex.quote(run_dir.name)}")
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
