@@ -611,6 +611,18 @@ def test_a_run_directory_without_a_checkpoint_is_started_again(tmp_path: Path, c
     assert sorted(p.name for p in run.iterdir()) == ["config.yaml"]
 
 
+def test_a_run_directory_with_policies_but_no_checkpoint_is_not_emptied(tmp_path: Path, capsys,
+                                                                        fake_train) -> None:
+    run = tmp_path / "runs" / "roy" / "old"
+    run.mkdir(parents=True)
+    save_config(from_dict(game_config("roy")), run / "config.yaml")
+    (run / "best.zip").write_bytes(b"a policy from before step-0 checkpoints")
+    err = _cli_error(capsys, ["--config", str(run / "config.yaml"), "--runs-dir",
+                              str(tmp_path / "runs"), "--run-name", "old"])
+    assert "saved policies (best.zip)" in err
+    assert not fake_train and (run / "best.zip").exists()
+
+
 @pytest.mark.parametrize(
     ("patch", "flags", "message"),
     [

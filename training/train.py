@@ -340,6 +340,13 @@ def make_run_dir(cfg: Config, runs_dir: str, name: str | None) -> Path:
         if not (run_dir / "config.yaml").is_file():
             raise FileExistsError(f"{run_dir} exists and is not a run directory (no "
                                   "config.yaml); choose another --run-name")
+        # A saved policy is never deleted on the user's behalf (runs since the step-0
+        # checkpoint cannot leave one without a checkpoint; older ones could).
+        policies = sorted(p.name for p in run_dir.glob("*.zip"))
+        if policies:
+            raise FileExistsError(f"{run_dir} holds no checkpoint but saved policies "
+                                  f"({', '.join(policies)}); move them or choose another "
+                                  "--run-name")
         removed = []
         for output in RUN_OUTPUTS:
             path = run_dir / output
