@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from card_envs.agents import Agent, AgentSpec, make_agent
-from card_envs.agents.policy import check_policy_fits
+from card_envs.agents.policy import check_policy_fits, sample_rows
 
 
 class BatchActor(Protocol):
@@ -78,11 +78,7 @@ class TorchPolicyActor:
         logits = self.logits(obs, masks)
         if self.deterministic:
             return logits.argmax(axis=1)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        cdf = probs.cumsum(axis=1)
-        u = self.rng.random(len(obs))[:, None] * cdf[:, -1:]
-        # First index whose cumulative mass exceeds u; clip guards float round-off.
-        return np.minimum((cdf <= u).sum(axis=1), masks.shape[1] - 1)
+        return sample_rows(np.exp(logits - logits.max(axis=1, keepdims=True)), self.rng)
 
 
 def load_policy_net(policy: Any) -> Any:

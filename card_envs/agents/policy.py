@@ -27,6 +27,15 @@ def load_maskable_ppo(path: str | os.PathLike[str], device: str = "cpu") -> Any:
         raise ValueError(f"could not load a MaskablePPO policy from {path!r}: {err}") from err
 
 
+def sample_rows(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One column index per row of ``weights`` (non-negative, not necessarily normalised),
+    drawn in proportion to the row's weights with one uniform number per row from ``rng``."""
+    cdf = weights.cumsum(axis=1)
+    u = rng.random(len(weights))[:, None] * cdf[:, -1:]
+    # First index whose cumulative mass exceeds u; the clip guards float round-off.
+    return np.minimum((cdf <= u).sum(axis=1), weights.shape[1] - 1)
+
+
 def check_policy_fits(
     model: Any, game: str, config: dict[str, Any] | None, label: str
 ) -> None:
@@ -71,8 +80,5 @@ class PolicyAgent(Agent):
         with torch.no_grad():
             obs, _ = policy.obs_to_tensor(observation)
             dist = policy.get_distribution(obs, action_masks=legal)
-            probs = dist.distribution.probs[0].double().numpy()
-        cdf = probs.cumsum()
-        # First action whose cumulative mass exceeds u; masked actions have zero mass.
-        index = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
-        return min(index, len(cdf) - 1)
+            probs = dist.distribution.probs.double().numpy()
+        return int(sample_rows(probs, self.rng)[0])  # masked actions have zero mass

@@ -42,6 +42,11 @@ def warn_unknown_options(options: dict[str, Any]) -> None:
         )
 
 
+def reset_first(method: str) -> RuntimeError:
+    """The error every env view raises when ``method`` is called before ``reset()``."""
+    return RuntimeError(f"reset() must be called before {method}()")
+
+
 class IllegalActionError(ValueError):
     """An action that is out of range or masked out, under ``illegal_action="error"``."""
 
@@ -122,7 +127,7 @@ class CardAECEnv(AECEnv):
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
-            raise RuntimeError("reset() must be called before step()")
+            raise reset_first("step")
         agent = self.agent_selection
         try:
             dead = self.terminations[agent] or self.truncations[agent]
@@ -214,12 +219,9 @@ class CardAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
-        self._require_reset("agent_iter")
-        return _AgentIterable(self, max_iter)
-
-    def _require_reset(self, method: str) -> None:
         if not self._has_reset:
-            raise RuntimeError(f"reset() must be called before {method}()")
+            raise reset_first("agent_iter")
+        return _AgentIterable(self, max_iter)
 
     # -- observations ------------------------------------------------------------------------
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -234,7 +236,8 @@ class CardAECEnv(AECEnv):
                 self.infos[agent],
             )
         except (AttributeError, KeyError):
-            self._require_reset("last")
+            if not self._has_reset:
+                raise reset_first("last") from None
             if not self.agents:
                 raise RuntimeError(
                     "last() called after every agent has stepped None at the end of the "
@@ -244,7 +247,7 @@ class CardAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
-            raise RuntimeError("reset() must be called before observe()")
+            raise reset_first("observe")
         try:
             seat = self.agent_name_mapping[agent]
         except KeyError:
@@ -260,13 +263,14 @@ class CardAECEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        self._require_reset("state")
+        if not self._has_reset:
+            raise reset_first("state")
         return self.engine.state_array()
 
     # -- utilities ---------------------------------------------------------------------------
     def render(self) -> str | None:
-        if self.render_mode is not None:
-            self._require_reset("render")
+        if self.render_mode is not None and not self._has_reset:
+            raise reset_first("render")
         return render(self.engine, self.render_mode)
 
     def close(self) -> None:

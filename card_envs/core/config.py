@@ -119,11 +119,11 @@ def resolve_config(
         )
     resolved = {k: opt.default for k, opt in options.items()}
     for key, value in given.items():
-        resolved[key] = options[key].validate(key, _plain(value))
+        resolved[key] = options[key].validate(key, plain_value(value))
     return resolved
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """numpy scalars as the Python values they hold (``np.int64(3)`` is a player count), so
     configs built from arrays validate, and compare and save, like hand-written ones."""
     if isinstance(value, np.generic):

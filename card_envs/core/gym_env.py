@@ -20,8 +20,10 @@ from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.aec_env import (
     IllegalActionError,
     check_illegal_action_mode,
+    reset_first,
     warn_unknown_options,
 )
+from card_envs.core.config import plain_value
 from card_envs.core.engine import Engine, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
@@ -66,8 +68,7 @@ class CardGymEnv(gymnasium.Env):
         n = engine.num_players
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action)
-        if isinstance(learner_seat, np.integer):
-            learner_seat = int(learner_seat)
+        learner_seat = plain_value(learner_seat)
         if learner_seat != "random" and not (
             type(learner_seat) is int and 0 <= learner_seat < n
         ):
@@ -143,7 +144,7 @@ class CardGymEnv(gymnasium.Env):
     def step(self, action: Any):
         engine = self.engine
         if not self._has_reset:
-            raise RuntimeError("reset() must be called before step()")
+            raise reset_first("step")
         if engine.done or self._ended_by_penalty:
             raise RuntimeError("step() called on a finished episode; call reset()")
         if not engine.is_legal(action):
@@ -168,12 +169,12 @@ class CardGymEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (never all false)."""
         if not self._has_reset:
-            raise RuntimeError("reset() must be called before action_masks()")
+            raise reset_first("action_masks")
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
         if self.render_mode is not None and not self._has_reset:
-            raise RuntimeError("reset() must be called before render()")
+            raise reset_first("render")
         return render(self.engine, self.render_mode)
 
     def _play_opponents(self) -> float:

@@ -32,7 +32,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from card_envs.core.aec_env import warn_unknown_options
+from card_envs.core.aec_env import reset_first, warn_unknown_options
 from card_envs.core.engine import integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
@@ -67,6 +67,7 @@ class DogpileParallelEnv(ParallelEnv):
         self._wait_only[WAIT] = 1
         self._idle_steps = 0
         self._has_reset = False
+        self._live: frozenset[str] = frozenset()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -84,13 +85,15 @@ class DogpileParallelEnv(ParallelEnv):
         self.agents = self.possible_agents[:]
         self._idle_steps = 0
         self._has_reset = True
+        self._live = frozenset(self.agents)  # what _check_keys compares with, built once
         infos = {a: {} for a in self.agents}
         return self._observe(), infos
 
     def step(self, actions: dict[str, Any]):
         engine = self.engine
         if not self.agents:
-            self._require_reset("step")
+            if not self._has_reset:
+                raise reset_first("step")
             raise RuntimeError("step() called with no live agents; call reset()")
         self._check_keys(actions)
         n = engine.num_players
@@ -144,7 +147,7 @@ class DogpileParallelEnv(ParallelEnv):
         otherwise pass for a dog that chose to wait."""
         if not isinstance(actions, dict):
             raise TypeError(f"step() takes a dict of actions by agent, got {type(actions).__name__}")
-        if actions.keys() != set(self.agents):
+        if actions.keys() != self._live:
             missing = [a for a in self.agents if a not in actions]
             unknown = [a for a in actions if a not in self.agents]
             raise ValueError(f"step() needs one action per live agent: missing {missing}, "
@@ -176,17 +179,14 @@ class DogpileParallelEnv(ParallelEnv):
 
     # -- utilities ---------------------------------------------------------------------------
     def state(self) -> np.ndarray:
-        self._require_reset("state")
+        if not self._has_reset:
+            raise reset_first("state")
         return self.engine.state_array()
 
     def render(self) -> str | None:
-        if self.render_mode is not None:
-            self._require_reset("render")
+        if self.render_mode is not None and not self._has_reset:
+            raise reset_first("render")
         return render(self.engine, self.render_mode)
-
-    def _require_reset(self, method: str) -> None:
-        if not self._has_reset:
-            raise RuntimeError(f"reset() must be called before {method}()")
 
     def close(self) -> None:
         pass

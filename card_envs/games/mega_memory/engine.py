@@ -924,7 +924,6 @@ class MegaMemoryEngine(CachedViews, Engine):
             assert self.phase != START or (self.deck and self.discard)
             assert (self.first_card >= 0) == (self.phase != START)
             assert (self.second_card >= 0) == (self.phase in (SIDE, DISCARD, DIG))
-            assert self.legal_mask().any()
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
