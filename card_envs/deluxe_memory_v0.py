@@ -52,8 +52,9 @@ Usage::
     env = deluxe_memory_v0.env(render_mode="ansi", num_players=4, underdogs=True)
 """
 
-from card_envs.core.registration import aec_constructors
+from card_envs.core.registration import aec_constructors, gym_constructor
 
 env, raw_env = aec_constructors("deluxe_memory")
+gym_env = gym_constructor("deluxe_memory")
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "gym_env"]

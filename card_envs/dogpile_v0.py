@@ -48,10 +48,11 @@ Usage::
 
 from typing import Any
 
-from card_envs.core.registration import aec_constructors
+from card_envs.core.registration import aec_constructors, gym_constructor
 from card_envs.games.dogpile.parallel import DogpileParallelEnv
 
 env, raw_env = aec_constructors("dogpile")
+gym_env = gym_constructor("dogpile")
 
 
 def parallel_env(render_mode: str | None = None, **config: Any) -> DogpileParallelEnv:
@@ -59,4 +60,4 @@ def parallel_env(render_mode: str | None = None, **config: Any) -> DogpileParall
     return DogpileParallelEnv(render_mode=render_mode, **config)
 
 
-__all__ = ["env", "raw_env", "parallel_env"]
+__all__ = ["env", "raw_env", "gym_env", "parallel_env"]

@@ -44,8 +44,9 @@ Usage::
     env = mega_memory_v0.env(render_mode="ansi", episode="game")
 """
 
-from card_envs.core.registration import aec_constructors
+from card_envs.core.registration import aec_constructors, gym_constructor
 
 env, raw_env = aec_constructors("mega_memory")
+gym_env = gym_constructor("mega_memory")
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "gym_env"]

@@ -54,8 +54,9 @@ Usage::
     env = memory_uno_v0.env(render_mode="ansi", num_players=4, episode="game")
 """
 
-from card_envs.core.registration import aec_constructors
+from card_envs.core.registration import aec_constructors, gym_constructor
 
 env, raw_env = aec_constructors("memory_uno")
+gym_env = gym_constructor("memory_uno")
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "gym_env"]

@@ -32,8 +32,9 @@ Usage::
     env = roy_v0.env(render_mode="ansi", num_players=3)
 """
 
-from card_envs.core.registration import aec_constructors
+from card_envs.core.registration import aec_constructors, gym_constructor
 
 env, raw_env = aec_constructors("roy")
+gym_env = gym_constructor("roy")
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "gym_env"]

@@ -184,6 +184,18 @@ def test_gym_env_names_max_steps_when_no_deal_reaches_the_learner() -> None:
         env.reset(seed=0)
 
 
+def test_gymnasium_id_fixes_the_game() -> None:
+    """gymnasium.make merges keyword arguments over the registered ones: a ``game`` argument
+    used to turn card_envs/Roy-v0 into Dogpile without a word."""
+    import gymnasium
+
+    with pytest.raises(ValueError, match="'game' is not one of its options.*Dogpile-v0"):
+        gymnasium.make("card_envs/Roy-v0", game="dogpile")
+    env = gymnasium.make("card_envs/Roy-v0", num_players=3, opponent="heuristic")
+    assert env.unwrapped.engine.name == "roy" and env.unwrapped.engine.num_players == 3
+    assert gymnasium.spec("card_envs/Roy-v0").kwargs == {}
+
+
 def test_render_metadata_has_fps() -> None:
     assert CardGymEnv.metadata["render_fps"] > 0
     assert _env_module("roy").env().metadata["render_fps"] > 0

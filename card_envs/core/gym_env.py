@@ -207,8 +207,3 @@ class CardGymEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask().copy(), "learner_seat": self.learner}
-
-
-def make_gym_env(game: str, **kwargs: Any) -> CardGymEnv:
-    """Gymnasium entry point (``gymnasium.make("card_envs/Roy-v0", ...)``)."""
-    return CardGymEnv(game, **kwargs)

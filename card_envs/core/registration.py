@@ -8,9 +8,12 @@ Neither library discovers plugins, so ``import card_envs`` registers every insta
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from card_envs.core.aec_env import CardAECEnv
+
+if TYPE_CHECKING:  # the Gymnasium env pulls in the agents: imported when first made
+    from card_envs.core.gym_env import CardGymEnv
 
 
 def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[..., CardAECEnv]]:
@@ -37,6 +40,28 @@ def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[...
     return env, raw_env
 
 
+def gym_constructor(game: str) -> Callable[..., CardGymEnv]:
+    """The entry point of a game's Gymnasium id. The id fixes the game: ``gymnasium.make``
+    merges keyword arguments over the registered ones, so a ``game`` argument would otherwise
+    quietly turn ``card_envs/Roy-v0`` into another game."""
+
+    def gym_env(**kwargs: Any) -> CardGymEnv:
+        if "game" in kwargs:
+            from card_envs.games import GAMES
+
+            other = GAMES.get(kwargs["game"]) if isinstance(kwargs["game"], str) else None
+            hint = f"; make {other.gym_id!r} for that game" if other else ""
+            raise ValueError(f"{GAMES[game].gym_id!r} is the {game} env: 'game' is not one of "
+                             f"its options{hint}")
+        from card_envs.core.gym_env import CardGymEnv
+
+        return CardGymEnv(game, **kwargs)
+
+    gym_env.__doc__ = (f"The {game} Gymnasium env (``gymnasium.make``'s entry point); keyword "
+                       "args as :class:`~card_envs.core.gym_env.CardGymEnv`'s, but for 'game'.")
+    return gym_env
+
+
 def register_all() -> None:
     import gymnasium
     import pettingzoo
@@ -47,8 +72,7 @@ def register_all() -> None:
         if spec.gym_id not in gymnasium.registry:
             gymnasium.register(
                 id=spec.gym_id,
-                entry_point="card_envs.core.gym_env:make_gym_env",
-                kwargs={"game": spec.name},
+                entry_point=f"{spec.module}:gym_env",
             )
         if spec.pz_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", spec.pz_id, entry_point=f"{spec.module}:env")
