@@ -158,6 +158,17 @@ def test_stack_lock_is_cleared_by_a_draw() -> None:
     assert e.locked == -1
 
 
+def test_stack_lock_is_cleared_by_a_graveyard_draw() -> None:
+    """RULES.md "Quick-playing": a graveyard draw counts as "a new card has been drawn"."""
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard", "throw:0.2")  # seat 1 fires its own 5S: stack 1 locked
+    play(e, "pass", "pass", "pass")  # window 2, 0, 1 closes; seat 1's turn
+    assert e.locked == 1 and e.current_player == 1
+    play(e, "draw_grave", "own:0")  # takes the 5S back; its 9C goes to the graveyard
+    assert e.locked == -1 and e.current_player == 2
+    assert "throw:2.1" in legal(e)  # seat 2 may fire from seat 1's stack again
+
+
 # -- effects of a card discarded from the deck ------------------------------------------------
 @pytest.mark.parametrize("drawn", ["7D", "8D"])
 def test_seven_and_eight_look_at_one_own_card(drawn: str) -> None:
@@ -217,6 +228,16 @@ def test_look_at_someone_else_is_skipped_when_nobody_else_has_cards() -> None:
     clear_positions(e, range(8, 12))
     play(e, "draw_deck", "discard")
     assert e.phase == WINDOW
+
+
+def test_swap_with_exactly_two_cards_on_the_table_must_swap_them() -> None:
+    """RULES.md "Playing a card from the deck": effects are compulsory; only < 2 cards skip."""
+    e = mu(A_HANDS, draws=["JD"])
+    clear_positions(e, [1, 2, 3, 9, 10, 11])  # seat 0 keeps 5C, seat 1 keeps KD
+    play(e, "draw_deck", "discard")
+    assert e.phase == SWAP_FIRST and legal(e) == {"pick:0.0", "pick:1.0"}
+    play(e, "pick:0.0")  # the second pick is forced
+    assert hand(e, 0)[0] == "KD" and hand(e, 1)[0] == "5C" and e.phase == WINDOW
 
 
 # -- quick-play -----------------------------------------------------------------------------
@@ -305,18 +326,54 @@ def test_red_king_matches_black_king_by_rank_but_not_by_points() -> None:
     assert e.hand_count[1] == 5
 
 
-def test_a_full_hand_may_not_throw_and_call_timing_turn_skips_pointless_windows() -> None:
-    e = mu(A_HANDS, draws=["8H"], call_timing="turn")
+def test_a_joker_matches_only_a_joker() -> None:
+    """RULES.md "Quick-playing": by rank "jokers match jokers" (and nothing else)."""
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "KS", "X2"]]
+    e = mu(hands, draws=["X1"])
+    play(e, "draw_deck", "discard", "throw:0.2")  # a black king on a joker: wrong
+    assert e.hand_count[1] == 5 and e.grave == [card_id("X1")]
+    e = mu(hands, draws=["X1"])
+    play(e, "draw_deck", "discard", "throw:0.3")  # a joker on a joker: right
+    assert e.hand_count[1] == 3 and e.grave[-1] == card_id("X2")
+
+
+def _seat_1_holds_eight(**config: object) -> MemoryUnoEngine:
+    """A_HANDS with seat 1's positions 4-7 filled too (8 cards: no room for a penalty)."""
+    e = mu(A_HANDS, draws=["8H"], **config)
     for p in range(4, 8):
         e.slots[8 + p] = card_id(["2C", "3C", "4C", "6C"][p - 4])
         e.deck.remove(e.slots[8 + p])
     e.hand_count[1] = 8
     e._after_load()
+    return e
+
+
+def test_a_full_hand_may_not_throw_and_call_timing_turn_skips_pointless_windows() -> None:
+    e = _seat_1_holds_eight(call_timing="turn")
     play(e, "draw_deck", "own:1")
     # seat 1 (8 cards) could only pass: skipped. Seat 0 may throw (no call in windows).
     assert e.current_player == 0 and "call" not in legal(e) and "throw:1.7" in legal(e)
     play(e, "pass")
     assert e.current_player == 1 and e.phase == TURN
+
+
+def test_call_timing_any_asks_a_full_hand_which_may_call_but_not_throw() -> None:
+    """RULES.md "Quick-playing": with call_timing="any" every seat can call, so is asked."""
+    e = _seat_1_holds_eight()
+    play(e, "draw_deck", "own:1")
+    assert e.current_player == 1 and legal(e) == {"pass", "call"}
+
+
+def test_call_timing_turn_skips_a_seat_that_could_only_fire_from_the_locked_stack() -> None:
+    """RULES.md "Quick-playing": a window where a seat could only pass skips that seat."""
+    e = mu([["5C", "9D", "2H", "3S"], ["KD", "7C", "5S", "AS"]], draws=["5H"],
+           call_timing="turn")
+    clear_positions(e, range(0, 4))
+    start_turn(e, 1)
+    play(e, "draw_deck", "discard", "pass", "throw:0.2")  # seat 1 fires its own 5S
+    # seat 0 (no cards) and seat 1 could only fire from the locked stack 1: both skipped,
+    # and seat 0's turn, without cards, ends the round
+    assert e.terminated and e.last_caller == 0 and e.totals == [0, 7]
 
 
 def test_windows_ask_every_seat_in_order_starting_left_of_the_placer() -> None:
@@ -329,6 +386,30 @@ def test_windows_ask_every_seat_in_order_starting_left_of_the_placer() -> None:
         asked.append(e.current_player)
         play(e, "pass")
     assert asked == [1, 2, 3, 0] and e.current_player == 1 and e.phase == TURN
+
+
+def test_next_turn_is_left_of_the_turn_player_even_after_another_seat_threw() -> None:
+    """RULES.md "The player's turn": "The game is played clock-wise", whoever threw last."""
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard", "throw:0.2")  # seat 1 fires its own 5S: window 2, 0, 1
+    play(e, "pass", "pass", "pass")
+    assert e.current_player == 1 and e.turn_player == 1 and e.phase == TURN
+
+
+def test_after_a_give_the_new_window_starts_left_of_the_thrower() -> None:
+    """RULES.md "Quick-playing": a landed card opens a new window starting left of the thrower."""
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard", "throw:1.3", "own:0")  # seat 1 fires 5D, gives its 9C
+    assert e.phase == WINDOW and e.current_player == 2 and e.queue == [0, 1]
+
+
+def test_giving_a_card_does_not_show_it_to_anyone() -> None:
+    """RULES.md "Quick-playing": the give is watched, memory follows the card; nobody sees it."""
+    e = mu(LOCK_HANDS, draws=["5H"])
+    play(e, "draw_deck", "discard", "throw:1.3", "own:0")  # seat 1 gives its unseen 9C
+    assert hand(e, 2)[3] == "9C"
+    assert all(19 not in memory(e, s) for s in range(3))
+    assert memory(e, 1) == {10: "5S", 11: "5C"}
 
 
 # -- ending a round ---------------------------------------------------------------------------
@@ -345,6 +426,13 @@ def test_failed_call_scores_thirty_penalty(failed_call: str, caller_total: int) 
     e = mu([["AC", "2C", "3C", "4C"], ["AD", "2D", "3D", "4D"]], failed_call=failed_call)
     play(e, "call")
     assert e.totals == [caller_total, 10] and e.winners == [1]
+
+
+def test_a_call_fails_when_any_other_seat_is_lower() -> None:
+    """RULES.md "Ending a round": the caller needs points strictly lower than every other seat's."""
+    e = mu([["AC", "2C", "3C", "4C"], ["AD", "2D", "X1", "2H"], ["TC", "TD", "TH", "TS"]])
+    play(e, "call")  # 10 beats seat 2's 40 but not seat 1's 5
+    assert e.totals == [40, 5, 40] and e.winners == [1]
 
 
 def test_call_in_a_reaction_window() -> None:
@@ -381,6 +469,14 @@ def test_no_cards_still_needs_the_strictly_lowest_hand() -> None:
     assert e.terminated and e.totals == [30, 0] and e.winners == [1]
 
 
+def test_a_seat_with_one_card_plays_its_turn() -> None:
+    """RULES.md "Ending a round": only a seat with no cards ends the round when reached."""
+    e = mu(A_HANDS, draws=["8H"])
+    clear_positions(e, range(9, 12))  # seat 1 keeps KD only
+    play(e, "draw_deck", "own:0", "pass", "pass")
+    assert not e.terminated and e.current_player == 1 and e.phase == TURN
+
+
 # -- the game: totals, 50 and 100, elimination ---------------------------------------------------
 def _game_call(totals: list[int], hands: list[list[str]], **config) -> MemoryUnoEngine:
     e = mu(hands, episode="game", **config)
@@ -413,6 +509,14 @@ def test_exceeding_100_ends_the_game_lowest_total_wins() -> None:
     e = _game_call([80, 70, 10], hands)  # 90, 110, 37
     assert e.terminated and e.totals == [90, 110, 37] and e.winners == [2]
     assert e.result()["totals"] == [90, 110, 37]
+
+
+def test_a_total_of_101_ends_the_game_and_tied_lowest_totals_share_the_win() -> None:
+    """RULES.md "The goal": "Whoever exceeds 100 points has lost"; the lowest totals win, tied."""
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "X1"]]
+    e = _game_call([91, 0, 13], hands)  # 101, 40, 40
+    assert e.terminated and e.totals == [101, 40, 40] and e.winners == [1, 2]
+    assert e.rewards.tolist() == [-1.0, 0.5, 0.5]
 
 
 def test_score_rewards_pay_the_change_in_each_total() -> None:
