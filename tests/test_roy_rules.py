@@ -13,6 +13,8 @@ from tests.roy_helpers import roy, stacked_deck
 # A 7-card hand holding the text's example (2S 3S 3C 4C 7H 8H) plus a card that plays nowhere.
 EXAMPLE = ["2S", "3S", "3C", "4C", "7H", "8H", "9D"]
 FILLER = ["3D", "5D", "6D", "8D", "TD", "QD", "KD"]  # seat 1: diamonds only
+CLUBS = ["5C", "6C", "7C", "8C", "9C", "TC", "QC"]  # a third seat: clubs only
+HEARTS_RUN = ["2H", "3H", "4H", "5H", "6H", "7H", "8H"]  # goes out in one turn on 9H
 
 
 def hand_codes(engine: RoyEngine, seat: int) -> set[str]:
@@ -65,6 +67,26 @@ def test_continuation_is_same_value_or_next_higher_same_suit() -> None:
     assert legal_names(e) == {"play:7S", "end"}
 
 
+def test_continuation_is_only_the_next_higher_card_not_any_higher() -> None:
+    """4: after the first card, same value or "the next higher card of the same suit" only."""
+    e = roy([["5H", "5C", "7H", "KH", "2S", "3S", "4S"], FILLER], "9H")
+    play(e, "play:5H")
+    assert legal_names(e) == {"play:5C", "end"}  # 7H and KH are higher hearts, not the next
+
+
+def test_play_passes_left_with_three_players() -> None:
+    """2, 3, 5 and RULES.md 1-2: play goes to the left, seat s to seat s + 1 (also past a King
+    of Spades: its victim is the seat on the left, the seat after it plays next)."""
+    e = roy([EXAMPLE, FILLER, CLUBS], "2H", draws=["9S"])
+    play(e, "play:2S", "end")
+    assert e.current_player == 1
+    play(e, "draw")  # diamonds only on the 2S: cannot discard
+    assert e.current_player == 2
+    e = roy([["KS", "2C", "3C", "4C", "AH", "2H", "3H"], FILLER, CLUBS], "9S")
+    play(e, "play:KS")
+    assert [len(h) for h in e.hands] == [6, 14, 7] and e.current_player == 2
+
+
 def test_player_chooses_when_the_turn_ends() -> None:
     e = roy([EXAMPLE, FILLER], "2H")
     play(e, "play:2S")
@@ -89,6 +111,12 @@ def test_draw_when_able_option() -> None:
     assert "draw" not in legal_names(e)
     e = roy([EXAMPLE, FILLER], "2H", draw_when_able=True)
     assert "draw" in legal_names(e)
+
+
+def test_a_playable_wild_jack_means_the_player_cannot_draw() -> None:
+    """3: only a player who "cannot discard at least 1 card" draws; a wild Jack is a discard."""
+    e = roy([["JC", "2S", "3S", "4S", "5S", "6S", "7S"], FILLER], "9H")
+    assert legal_names(e) == {"wild:JC>C", "wild:JC>D", "wild:JC>H", "wild:JC>S"}
 
 
 # -- 6: Jacks --------------------------------------------------------------------------------------
@@ -118,6 +146,22 @@ def test_no_wild_jack_after_the_first_card() -> None:
     e = roy([["9H", "9C", "JD", "2C", "3C", "4C", "5C"], FILLER], "9S")
     play(e, "play:9H")
     assert not any(n.startswith("wild:") for n in legal_names(e))
+
+
+def test_going_out_with_a_wild_jack_wins_the_hand() -> None:
+    """7 and RULES.md 3-5: discarding the last card wins the hand, a wild Jack included."""
+    e = roy([HEARTS_RUN[:6] + ["JC"], FILLER], "9H", draws=["2S"], reward="score")
+    play(e, *(f"play:{c}" for c in HEARTS_RUN[:6]))
+    play(e, "draw")  # seat 1: diamonds only on the 7H
+    play(e, "wild:JC>D")
+    assert e.terminated and e.winners == [0] and e.scores == [8, 0]
+
+
+def test_a_wild_jack_cannot_answer_a_pending_ace() -> None:
+    """6 Aces: the next player "must either play an ace or draw"; RULES.md: not a wild Jack."""
+    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "7C"], ["JD", *FILLER[:6]]], "KH")
+    play(e, "play:AH")
+    assert legal_names(e) == {"draw"}
 
 
 # -- 6: Aces -----------------------------------------------------------------------------------------
@@ -249,6 +293,37 @@ def test_win_rewards_default() -> None:
     assert e.rewards.tolist() == [1.0, -1.0]
 
 
+def test_winner_scores_the_cards_of_every_opponent() -> None:
+    """7: the winner "is awarded 1 point for each card his opponent(s) are holding"."""
+    e = roy([HEARTS_RUN, FILLER, CLUBS], "9H", reward="score")
+    play(e, *(f"play:{c}" for c in HEARTS_RUN))
+    assert e.scores == [14, 0, 0] and e.rewards.tolist() == [14.0, 0.0, 0.0]
+
+
+def test_game_ends_when_a_score_reaches_the_target_exactly() -> None:
+    """7: "The first player to 100 points wins the game": reaching the target is enough."""
+    e = roy([HEARTS_RUN, FILLER], "9H", episode="game", target_score=7)
+    play(e, *(f"play:{c}" for c in HEARTS_RUN))
+    assert e.terminated and e.winners == [0] and e.scores == [7, 0] and e.hand_number == 1
+
+
+def test_scores_add_up_over_the_hands_of_a_game() -> None:
+    """7: each hand's points add to the winner's running total (the game is to 100)."""
+    e = roy([HEARTS_RUN, FILLER], "9H", episode="game")
+    play(e, *(f"play:{c}" for c in HEARTS_RUN))
+    totals, wins = [7, 0], [1, 0]
+    rng = np.random.default_rng(0)
+    while max(wins) < 2 and not e.done:  # until some seat has won a second hand
+        hand = e.hand_number
+        mover = e.current_player
+        at_stake = sum(len(h) for s, h in enumerate(e.hands) if s != mover)
+        e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
+        if e.done or e.hand_number != hand:
+            totals[mover] += at_stake
+            wins[mover] += 1
+    assert max(wins) == 2 and e.scores == totals
+
+
 def test_game_mode_plays_hands_to_the_target_and_rotates_the_dealer() -> None:
     e = RoyEngine(episode="game", target_score=10, first_dealer=1)
     e.reset(deck=stacked_deck([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H"))
@@ -261,6 +336,18 @@ def test_game_mode_plays_hands_to_the_target_and_rotates_the_dealer() -> None:
         e.step(int(rng.choice(np.flatnonzero(e.legal_mask()))))
     assert e.terminated and max(e.scores) >= 10
     assert e.winners == [int(np.argmax(e.scores))]
+
+
+def _three_player_game_after_seat_0_wins_a_hand() -> RoyEngine:
+    e = roy([HEARTS_RUN, FILLER, CLUBS], "9H", episode="game")
+    play(e, *(f"play:{c}" for c in HEARTS_RUN))
+    return e
+
+
+def test_the_deal_passes_left_with_three_players() -> None:
+    """RULES.md 1-2: the deal passes left each hand (dealer 2 -> 0), so seat 1 plays first."""
+    e = _three_player_game_after_seat_0_wins_a_hand()
+    assert e.hand_number == 2 and e.dealer == 0 and e.current_player == 1
 
 
 # -- memory of buried discards ---------------------------------------------------------------------------
@@ -313,6 +400,13 @@ def _decoded(e: RoyEngine, seat: int) -> dict[str, np.ndarray]:
     obs = np.empty(e.layout.size, np.float32)
     e.write_observation(seat, obs)
     return {k: v.copy() for k, v in e.layout.decode(obs).items()}
+
+
+def test_observation_scores_start_with_the_seat_itself() -> None:
+    """RULES.md Observation: `scores` is "/ target, own first", then the seats to the left."""
+    e = _three_player_game_after_seat_0_wins_a_hand()  # scores [14, 0, 0], target 100
+    assert _decoded(e, 1)["scores"].tolist() == pytest.approx([0.0, 0.0, 0.14])
+    assert _decoded(e, 0)["scores"].tolist() == pytest.approx([0.14, 0.0, 0.0])
 
 
 def test_observation_shows_the_penalty_this_turn_has_built() -> None:
