@@ -11,7 +11,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs import dogpile_v0
 from card_envs.core.cards import card_id
-from card_envs.games.dogpile.engine import DIG, DOWN, KEEP, PLAY, UP, WAIT
+from card_envs.games.dogpile.engine import BURY, DIG, DOWN, KEEP, PLAY, UP, WAIT
 from tests.test_dogpile_rules import stacked
 
 SHORT = {"ticks_per_second": 1, "round_seconds": (4, 3, 2)}
@@ -176,3 +176,14 @@ def test_with_no_memory_every_dog_sees_a_move_of_its_tick_once() -> None:
     par.step(wait)
     assert [_remembered(par, a, 5) for a in par.agents] == [-1] * 3
 
+
+def test_with_no_memory_the_burier_knows_where_it_buried() -> None:
+    """RULES.md "BURY": face down, the others do not see the bone, but the burier does, even
+    after every dog's memory decayed at the start of the parallel tick (memory="none")."""
+    par = dogpile_v0.parallel_env(memory="none", ticks_per_second=1, round_seconds=(8, 8, 8))
+    par.reset(seed=0, options={"deck": stacked({5: "KH"})})
+    wait = dict.fromkeys(par.agents, WAIT)
+    for action in (DIG + 5, KEEP, BURY, DOWN + 5):
+        par.step({**wait, "player_0": action})
+    assert int(par.engine.pile[5]) == card_id("KH") and not par.engine.face_up[5]
+    assert [_remembered(par, a, 5) for a in par.agents] == [card_id("KH"), -1, -1]

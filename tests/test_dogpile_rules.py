@@ -132,6 +132,14 @@ def sniff_through(e: DogpileEngine, picks: list[int] | None = None,
             act(e, seat, f"down:{slot:02d}")
 
 
+def sniff_in_place(e: DogpileEngine, sniffer: int, slots: list[int]) -> None:
+    """One sniff: ``sniffer`` picks ``slots``, the dog on its left puts the bones back there."""
+    for slot in slots:
+        act(e, sniffer, f"dig:{slot:02d}")
+    for slot in slots:
+        act(e, (sniffer + 1) % e.num_players, f"down:{slot:02d}")
+
+
 SHORT = {"ticks_per_second": 1, "round_seconds": (6, 6, 6)}
 
 
@@ -170,6 +178,17 @@ def test_random_tick_order_is_drawn_per_tick() -> None:
         tick(e, {})
     assert len(orders) > 5
     assert len({o[0] for o in orders}) == 4
+
+
+def test_each_round_runs_on_its_own_timer() -> None:
+    """RULES.md "Time": round r lasts round_seconds[r] * ticks_per_second ticks."""
+    e = engine(ticks_per_second=1, round_seconds=(3, 2, 1))
+    for r, ticks in enumerate((3, 2, 1)):
+        assert e.round_index == r and e.ticks_left == ticks
+        collect(e, {})  # nobody loots: everyone ties at 0, and each sniffer declines
+        while e.phase == SNIFF:
+            act(e, e.current_player, "wait")
+    assert e.done and e.tick_count == 6
 
 
 # -- DIG and BURY ---------------------------------------------------------------------------
@@ -287,6 +306,13 @@ def test_jokers_are_worth_nothing_and_face_cards_as_printed() -> None:
     assert e.round_loot == [5, 33, 0]
 
 
+def test_a_straight_fetch_needs_three_consecutive_ranks() -> None:
+    """RULES.md "Dog feats": a straight fetch is three consecutive ranks of one suit."""
+    e = engine({0: "2H", 1: "3H", 2: "5H"}, **SHORT)
+    collect(e, {0: [0, 1, 2]})
+    assert e.round_loot[0] == 2 + 3 + 5
+
+
 def test_ace_high_straight_option() -> None:
     placed = {0: "QH", 1: "KH", 2: "AH"}
     e = engine(placed, **SHORT)
@@ -319,6 +345,21 @@ def test_boneathon_across_rounds_once() -> None:
     assert e.round_loot[0] == 1 + 9 + 8 + 50
     assert e.boneathon_by == [0, -1]
     assert observation(e, 1)["boneathon"].reshape(3, 4)[2].tolist() == [0.75, 0, 1, 0]
+
+
+def test_boneathon_once_per_game_not_again_in_a_later_round() -> None:
+    """RULES.md "Dog feats": +50 once per game for the Aces ("only two boneathons a game")."""
+    placed = {0: "AC", 1: "AD", 2: "5C", 10: "AH", 11: "9C", 12: "8D", 20: "7C"}
+    e = _three_rounds([{0: [0, 1, 2]}, {0: [10, 11, 12]}, {0: [20]}], placed)
+    assert [loot[0] for loot in e.round_history] == [7, 1 + 9 + 8 + 50, 7]
+
+
+def test_boneathon_when_the_count_passes_three() -> None:
+    """RULES.md "Dog feats": "at least 3 As": two Aces, then two more, grant the boneathon."""
+    placed = {0: "AC", 1: "AD", 2: "5C", 10: "AH", 11: "AS", 12: "9C"}
+    e = _three_rounds([{0: [0, 1, 2]}, {0: [10, 11, 12]}, {}], placed)
+    assert [loot[0] for loot in e.round_history] == [7, 1 + 1 + 9 + 50, 0]
+    assert e.boneathon_by == [0, -1]
 
 
 def test_both_boneathons_give_a_hundred() -> None:
@@ -406,6 +447,43 @@ def test_sniff_can_be_required() -> None:
     e = engine({}, sniff="required", **SHORT)
     collect(e, {})
     assert e.phase == SNIFF and "wait" not in legal_names(e)
+
+
+def test_the_lowest_round_loot_sniffs_not_the_lowest_total() -> None:
+    """RULES.md "SNIFF": "The dog with the lowest amount of points in a round" sniffs."""
+    e = engine({0: "KH", 10: "5C", 11: "9C"}, **SHORT)
+    collect(e, {0: [0]})
+    sniff_through(e)
+    collect(e, {1: [10], 2: [11]})
+    assert e.round_loot == [0, 5, 9] and e.totals == [13, 5, 9]
+    assert e.sniffers == [0] and e.phase == SNIFF and e.current_player == 0
+
+
+def test_a_face_up_bone_sniffed_is_known_to_be_in_the_group() -> None:
+    """RULES.md "SNIFF": a dog that saw a picked bone knows it is one of the three; a face-up
+    bone is seen by all as it is picked, even by a dog that forgot it (memory="none")."""
+    e = engine({30: "7S", 40: "2D", 41: "9C"}, memory="none", **SHORT)
+    turn(e, 1, "dig:30")
+    turn(e, 1, "up:30")
+    collect(e, {})  # everyone ties at 0; player_2 decided since the 7S went up
+    assert e.face_up[30] and e.current_player == 0
+    sniff_in_place(e, 0, [30, 40, 41])
+    assert e.groups[0]["slots"] == [30, 40, 41] and e.current_player == 1  # the next sniffer
+    for slot in (30, 40, 41):
+        row = pile_row(e, 2, slot)
+        assert row[2 + 6] == pytest.approx(1 / 3) and row[2:16].sum() == pytest.approx(1 / 3)
+
+
+def test_without_memory_the_sniffer_keeps_all_three_bones_until_its_next_decision() -> None:
+    """RULES.md "SNIFF" and interpretation 15: the sniffer knows the three bones (under
+    memory="none", all it sniffed, not just its last pick, until its next decision)."""
+    e = engine({30: "7S", 40: "2D", 41: "9C"}, memory="none", **SHORT)
+    collect(e, {})  # everyone ties at 0: player_0 sniffs first, player_1 shuffles
+    sniff_in_place(e, 0, [30, 40, 41])
+    assert e.current_player == 1  # the next sniffer: player_0 has not decided again
+    want = sum(ENC[card_id(c)] for c in ("7S", "2D", "9C")) / 3
+    for slot in (30, 40, 41):
+        np.testing.assert_allclose(pile_row(e, 0, slot)[2:], want)
 
 
 def test_sniffer_knows_the_bones_not_where_they_went() -> None:
@@ -579,6 +657,19 @@ def test_blackjaw_beats_a_higher_total() -> None:
     assert e.result()["blackjaw"] == [0]
 
 
+@pytest.mark.parametrize(("third_round", "bones", "total"), [([6, 7, 8], 9, 21), ([6, 7], 8, 13)],
+                         ids=["21-points", "8-bones"])
+def test_no_blackjaw_at_21_points_or_with_8_bones(third_round: list[int], bones: int,
+                                                  total: int) -> None:
+    """RULES.md "Victory": BLACKJAW needs exactly 9 bones and a total strictly under 21."""
+    placed = {0: "X1", 1: "X2", 2: "AC", 3: "AD", 4: "2C", 5: "3D", 6: "2D", 7: "4C", 8: "8S",
+              10: "KH", 11: "KS", 12: "KD"}
+    e = _three_rounds([{0: [0, 1, 2], 1: [10, 11, 12]}, {0: [3, 4, 5]}, {0: third_round}],
+                      placed)
+    assert (e.bones[0], e.totals[0]) == (bones, total)
+    assert e.winners == [1] and e.result()["blackjaw"] == []
+
+
 def test_fullhound_when_nobody_has_blackjaw_and_ties_share() -> None:
     placed = {0: "KH", 1: "KS", 10: "QH", 11: "AH"}
     e = _three_rounds([{0: [0], 1: [1]}, {0: [10], 1: [11]}, {}], placed)
@@ -600,6 +691,15 @@ def test_score_rewards_pay_each_round_loot() -> None:
     e = engine({0: "KH", 1: "9S"}, reward="score", **SHORT)
     collect(e, {0: [0], 1: [1]})
     assert e.rewards.tolist() == [13.0, 9.0, 0.0]
+
+
+def test_score_rewards_pay_each_round_loot_not_the_total() -> None:
+    """RULES.md "Round end": reward="score" pays each dog its round loot at that moment."""
+    e = engine({0: "KH", 10: "QH"}, reward="score", **SHORT)
+    collect(e, {0: [0]})
+    sniff_through(e)
+    collect(e, {0: [10]})
+    assert e.totals[0] == 25 and e.rewards.tolist() == [12.0, 0.0, 0.0]
 
 
 # -- memory ------------------------------------------------------------------------------------
