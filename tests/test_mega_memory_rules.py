@@ -184,6 +184,14 @@ def test_aces_are_low_only() -> None:
     assert {a for a in legal(e) if a.startswith("score")} == {"score:1"}
 
 
+@pytest.mark.parametrize(("tops", "first"), [([["2H"], ["KD"], ["9S"], ["5C"]], "AH"),
+                                            ([["QD"], ["AH"], ["9S"], ["5C"]], "KD")])
+def test_runs_never_wrap_from_a_king_to_the_next_suits_ace(tops, first) -> None:
+    """RULES.md 3, "ACES are always low": KD AH is no run, though their card ids are adjacent."""
+    e = new_game(stacked(tops, deck=[first]))
+    assert {a for a in legal(e) if a.startswith("score")} == {"score:1"}
+
+
 # -- the second card from the side ---------------------------------------------------------------
 def test_side_card_scores_and_the_first_card_takes_its_slot_face_down() -> None:
     e = new_game(stacked([["2D"], ["4S"], ["6H"], ["8C"]], side0=["AS", "3C", "6S", "TD"],
@@ -233,6 +241,30 @@ def test_no_score_one_card_to_the_slot_the_other_on_the_discard_pile(keep, side,
     # The next player may now start from the deck or the discard pile.
     assert e.current_player == 1 and e.phase == START
     assert legal(e) == {"reveal:deck", "reveal:discard"}
+
+
+def test_side_multiscore_when_only_the_side_card_touches_the_centre() -> None:
+    """RULES.md 4a, YOUR SIDE MULTISCORE: 8H (touching no centre card) 7H 6H is one run."""
+    e = new_game(stacked([["6H"], ["2S"], ["4D"], ["KC"]], side0=["7H", "3C", "9S", "TD"],
+                         deck=["8H", "QC"]))
+    assert not {a for a in legal(e) if a.startswith("score")}
+    play(e, "flip:side1")
+    assert legal(e) == {"score:1", "multiscore:1", "keep:first", "keep:second"}
+    play(e, "multiscore:1")
+    assert sorted(codes(e.scored[0])) == ["6H", "7H", "8H"] and e.round_points[0] == 2
+
+
+def test_side_multiscore_needs_a_centre_card_unless_the_option_is_on() -> None:
+    """RULES.md 4a: `multiscore` is "with the CENTER": 5H 5D alone only with the option."""
+    deck = stacked([["6H"], ["2S"], ["9D"], ["KC"]], side0=["5D", "3C", "JS", "TD"],
+                   deck=["5H"])
+    e = new_game(deck)
+    assert "score:1" in legal(e)  # 5H 6H: the revealed cards touch the centre
+    play(e, "flip:side1")
+    assert legal(e) == {"keep:first", "keep:second"}
+    e = new_game(deck, side_pair_without_centre=True)
+    play(e, "flip:side1")
+    assert legal(e) == {"multiscore:-", "keep:first", "keep:second"}
 
 
 # -- the discard pile --------------------------------------------------------------------------------
@@ -310,6 +342,17 @@ def test_a_gap_cannot_be_filled_from_the_discard_pile() -> None:
     arrange(e, deck=["5H"], discard=["6H", "7H"])
     play(e, "reveal:deck", "flip:discard")
     assert legal(e) == {"keep:first", "keep:second"}
+
+
+def test_a_dug_card_must_fit_with_both_revealed_cards() -> None:
+    """RULES.md 5.2, dig: 5S fits 5H but not 4H 5H, so it goes back and 4H 5H is scored."""
+    e = new_game(stacked([["9D"], ["KC"], ["2S"], ["JS"]], deck=["4H", "5S", "5H"]))
+    arrange(e, deck=["4H"], discard=["5S", "5H"])
+    play(e, "reveal:deck", "flip:discard")
+    assert legal(e) == {"take", "dig", "keep:first", "keep:second"}
+    play(e, "dig")
+    assert sorted(codes(e.scored[0])) == ["4H", "5H"] and e.round_points[0] == 1
+    assert codes(e.discard) == ["5S"] and discard_memory(e, 1) == {"5S": 0}
 
 
 @pytest.mark.parametrize(("keep", "pile"), [("keep:first", ["2C", "KH", "5D"]),
@@ -399,6 +442,48 @@ def test_a_tied_round_pays_nobody() -> None:
     assert e.done and e.winners == [] and list(e.rewards) == [0.0, 0.0]
 
 
+def test_any_score_restarts_the_scoreless_turn_count() -> None:
+    """RULES.md 6: the round ends after `stall_turns` turns *in a row* without a score."""
+    e = new_game(stacked([["5S"], ["9D"], ["KC"], ["2H"]], side0=["AD", "3D", "7S", "JC"],
+                         deck=["QS", "5H", "JH"]), stall_turns=2)
+    play(e, "flip:side1", "keep:first")
+    assert e.scoreless_turns == 1
+    play(e, "reveal:deck", "score:1")  # seat 1: 5H with 5S
+    assert e.scoreless_turns == 0 and view(e, 0)["scoreless_turns"][0] == 0
+    play(e, "reveal:deck", "flip:side1", "keep:first")
+    assert not e.done and e.scoreless_turns == 1
+
+
+def test_a_score_from_the_discard_pile_restarts_the_scoreless_turn_count() -> None:
+    """RULES.md 5 and 6: `take` is a score, so it ends a run of scoreless turns."""
+    e = new_game(stacked([["9D"], ["KC"], ["2H"], ["JS"]], side0=["5D", "3C", "7S", "TD"],
+                         deck=["5H", "5C", "QS"]))
+    play(e, "flip:side1", "keep:first")  # 5H into slot 1, 5D onto the discard pile
+    assert e.scoreless_turns == 1
+    play(e, "reveal:deck", "flip:discard", "take")  # seat 1: 5C with 5D
+    assert sorted(codes(e.scored[1])) == ["5C", "5D"] and e.scoreless_turns == 0
+
+
+def test_discarding_the_first_card_is_a_scoreless_turn() -> None:
+    """RULES.md 6 (option `discard_without_second`): `discard:first` counts to the stall limit."""
+    e = new_game(stacked(QUIET_TOPS, deck=["8H", "QS"]), discard_without_second=True,
+                 stall_turns=2)
+    play(e, "discard:first")
+    assert e.scoreless_turns == 1 and not e.done
+    play(e, "reveal:deck", "discard:first")
+    assert e.done and e.winners == []
+
+
+def test_a_new_round_starts_with_no_scoreless_turns() -> None:
+    """RULES.md 6: the stall count is of turns in a row within a round; a new round restarts it."""
+    e = new_game(stacked(QUIET_TOPS, side0=["AD", "3D", "7S", "JC"],
+                         side1=["6C", "8C", "TH", "QD"], deck=["QS", "JH"]),
+                 episode="game", stall_turns=2)
+    play(e, "flip:side1", "keep:first", "reveal:deck", "flip:side1", "keep:first")
+    assert not e.done and e.round_number == 2 and e.mega_points == [0, 0]
+    assert e.scoreless_turns == 0 and e.dealer == 0 and e.current_player == 1
+
+
 def test_game_episode_alternates_dealer_and_plays_to_the_target() -> None:
     e = MegaMemoryEngine(episode="game", target_score=12, first_dealer=1)
     e.reset(seed=3)
@@ -415,6 +500,22 @@ def test_game_episode_alternates_dealer_and_plays_to_the_target() -> None:
     assert e.terminated and len(rounds_seen) >= 2
     (winner,) = e.winners
     assert e.mega_points[winner] >= 12 > e.mega_points[1 - winner]
+
+
+def test_reaching_exactly_the_target_wins_the_game() -> None:
+    """RULES.md 8: "The first player to reach 20 mega-points" wins (target reached, not passed)."""
+    e = _last_card_position(episode="game", target_score=2)
+    play(e, "score:1+2")
+    assert e.done and e.winners == [0] and e.mega_points == [2, 0] and e.round_number == 1
+
+
+def test_reset_starts_the_next_episode_at_zero_mega_points() -> None:
+    """RULES.md 8: every episode (a round, or a game to the target) starts at 0 mega-points."""
+    e = _last_card_position()
+    play(e, "score:1+2")
+    assert e.mega_points == [2, 0]
+    e.reset(seed=0, deck=stacked(QUIET_TOPS))
+    assert e.mega_points == [0, 0] and list(view(e, 0)["mega_points"]) == [0, 0]
 
 
 # -- memory modes ---------------------------------------------------------------------------------
@@ -516,6 +617,12 @@ def test_observation_shows_the_pending_decision() -> None:
     assert [round(float(x) * 5) for x in v["pile_sizes"]] == [5, 5, 5, 5]
     # The opponent sees the same revealed cards.
     assert card_code(int(np.argmax(view(e, 1)["second_card"]))) == "JS"
+
+
+def test_observation_tells_each_seat_whether_it_dealt() -> None:
+    """RULES.md, Observation: `is_dealer` is 1 in the dealer's view only (seat 1 deals here)."""
+    e = new_game(stacked(QUIET_TOPS))
+    assert list(view(e, 1)["is_dealer"]) == [1] and list(view(e, 0)["is_dealer"]) == [0]
 
 
 # -- options ------------------------------------------------------------------------------------------
