@@ -69,6 +69,16 @@ def test_two_look_at_two_cards_and_swap_them() -> None:
     assert engine.current_player == 1
 
 
+def test_two_the_matcher_sees_both_face_down_cards_it_swaps() -> None:
+    """RULES.md, Mixed Chart 2: "Look at two cards. Swap their positions": the matcher sees both."""
+    engine = deal({"a2": "2C", "a3": "2D", "c3": "KS", "f6": "4H"})
+    play(engine, "cell:a2", "cell:a3", "cell:c3", "cell:f6")
+    assert engine.grid[cell("f6")] == card_id("KS") and engine.grid[cell("c3")] == card_id("4H")
+    assert seen(engine, 0, "f6") == "Kb" and seen(engine, 0, "c3") == "4r"
+    assert seen(engine, 1, "f6") is None and seen(engine, 1, "c3") is None
+    assert not engine.face_up[cell("f6")] and engine.current_player == 1
+
+
 def test_three_revealing_a_three_hits_up_to_three_players() -> None:
     engine = deal({"a2": "3C", "a3": "3H", "d1": "3S", "d2": "7C"}, num_players=4)
     play(engine, "cell:a2", "cell:a3")
@@ -92,6 +102,15 @@ def test_three_of_a_kind_also_hits_and_three_targets_end_the_choice() -> None:
     play(engine, "target:+1", "target:+2", "target:+4")
     assert engine.tokens == [20, 17, 17, 20, 17]
     assert engine.current_player == 1
+
+
+def test_three_each_player_is_chosen_to_lose_three_once() -> None:
+    """RULES.md, Three: "up to three players" means distinct players other than the matcher."""
+    engine = deal({"a2": "3C", "a3": "3H", "d1": "3S"}, num_players=4)
+    play(engine, "cell:a2", "cell:a3", "cell:d1", "stop", "target:+1")
+    assert legal_names(engine) == {"target:+2", "target:+3", "stop"}
+    play(engine, "target:+2", "target:+3")
+    assert engine.tokens == [20, 17, 17, 17] and engine.current_player == 1
 
 
 def test_three_without_a_three_or_three_of_a_kind_does_nothing_after_four_reveals() -> None:
@@ -125,6 +144,34 @@ def test_four_square_with_two_cards_left_looks_at_both() -> None:
     assert seen(engine, 0, "b2") == "8r" and seen(engine, 0, "b3") == "8b"
     assert seen(engine, 1, "b2") is None
     assert engine.current_player == 1
+
+
+def test_four_square_is_offered_when_its_only_face_down_card_is_bottom_right() -> None:
+    """RULES.md, Four: any 2 by 2 square holding a face-down card; holes, face-up cards ignored."""
+    engine = deal({"a2": "4C", "a3": "4D", "b1": "5S", "c5": "6S", "b2": "KH", "d1": "8S",
+                   "d2": "9S", "e1": "JS", "e2": "QS"})
+    play(engine, "cell:b1", "cell:c5", "nomatch:show")  # b1 face up
+    play(engine, "cell:d1", "cell:d2", "nomatch:show")
+    play(engine, "cell:e1", "cell:e2", "nomatch:show")
+    play(engine, "cell:a2", "cell:a3")  # a1 (corner) and a2 are now holes
+    assert "cell:a1" in legal_names(engine)  # the square a1 a2 / b1 b2: only b2 face down
+    play(engine, "cell:a1")
+    assert seen(engine, 0, "b2") == "Kr" and seen(engine, 1, "b2") is None
+    assert engine.current_player == 1
+
+
+def test_four_taken_by_a_ten_holder_is_looked_at_by_the_holder() -> None:
+    """RULES.md, Ten: the holder takes the match's whole effect "as if it had made the match"."""
+    engine = deal({"a2": "TC", "a3": "TD", "b1": "4C", "b2": "4D", "c2": "KS", "c3": "QS",
+                   "d2": "JS", "d3": "9S"})
+    play(engine, "cell:a2", "cell:a3")  # seat 0 keeps the Tens
+    play(engine, "cell:b1", "cell:b2")  # seat 1's mixed Fours: seat 0's effect
+    assert engine.phase == FOUR_SQUARE and engine.current_player == 0
+    play(engine, "cell:c2", "cell:c2", "cell:d3")
+    assert seen(engine, 0, "c2") == "Kb" and seen(engine, 0, "d3") == "9b"
+    assert seen(engine, 1, "c2") is None and seen(engine, 1, "d3") is None
+    assert all(seen(engine, s, "c3") == "Qb" for s in range(3))
+    assert engine.current_player == 2
 
 
 def test_five_reveal_a_cross_and_take_another_turn() -> None:
@@ -181,6 +228,18 @@ def test_seven_decline_to_pay_or_cannot_afford_it() -> None:
     assert poor.current_player == 1  # paying 5 would put it out: no offer
 
 
+def test_seven_under_underdogs_may_spend_the_last_five_tokens() -> None:
+    """RULES.md, Seven: the offer needs paying 5 "without going out"; under Underdogs nobody is."""
+    engine = deal({"a2": "7C", "a3": "7D", "c1": "2S", "c2": "3S"}, num_players=2,
+                  underdogs=True)
+    engine.tokens, engine.bank = [5, 20], 35
+    play(engine, "cell:a2", "cell:a3", "cell:c1", "cell:c2", "nomatch:show")
+    assert engine.phase == SEVEN_PAY
+    play(engine, "pay_for_turn")
+    assert engine.tokens == [0, 20] and engine.active == [True, True]
+    assert engine.current_player == 0 and engine.phase == PICK1
+
+
 def test_eight_skips_the_next_players_turn() -> None:
     engine = deal({"a2": "8C", "a3": "8D", "c1": "2S", "c2": "3S", "d1": "4S", "d2": "5S"})
     play(engine, "cell:a2", "cell:a3")
@@ -189,6 +248,17 @@ def test_eight_skips_the_next_players_turn() -> None:
     assert engine.current_player == 0
     play(engine, "cell:d1", "cell:d2", "nomatch:show")
     assert engine.current_player == 1  # skipped once only
+
+
+def test_eight_skips_the_next_player_still_in() -> None:
+    """RULES.md, Eight: "The next player" is the next player still in, to the left."""
+    engine = deal({"a2": "KC", "a3": "KS", "c1": "2S", "c2": "3S", "b1": "8C", "b2": "8D"})
+    engine.tokens[1], engine.bank = 13, engine.bank + 7
+    play(engine, "cell:a2", "cell:a3", "target:+1")  # seat 1 is out
+    play(engine, "cell:c1", "cell:c2", "nomatch:show")  # seat 2
+    play(engine, "cell:b1", "cell:b2")  # seat 0's Eight skips seat 2
+    assert engine.current_player == 0 and engine.phase == PICK1
+    assert engine.skips == [0, 0, 0]
 
 
 def test_eight_with_two_players_gives_the_matcher_the_next_turn_too() -> None:
@@ -208,6 +278,44 @@ def test_nine_pair_is_kept_and_absorbs_the_next_loss() -> None:
     assert sorted(engine.discard) == sorted(ids("9C", "9D", "KC", "KS"))
     play(engine, "cell:c1", "cell:c2", "target:+1")  # seat 2 hits seat 0 again: no shield now
     assert engine.tokens == [8, 20, 20]
+
+
+def test_nine_shield_covers_the_aces_loss() -> None:
+    """RULES.md, Nine: "lose tokens" includes the Ace's loss; the shield cancels it."""
+    engine = deal({"a2": "9C", "a3": "9D", "b1": "AC", "b2": "AH", "d4": "QS"})
+    play(engine, "cell:a2", "cell:a3")
+    play(engine, "cell:b1", "cell:b2", "target:+0", "target:+2", "cell:d4")
+    assert engine.tokens == [20, 21, 20] and engine.kept[0] == []
+    assert engine.bank == 29
+
+
+def test_nine_shield_covers_being_the_queens_giver() -> None:
+    """RULES.md, Nine: being the Queen's giver is a loss; "for a transfer, nothing moves"."""
+    engine = deal({"a2": "9C", "a3": "9D", "b1": "QC", "b2": "QD"})
+    play(engine, "cell:a2", "cell:a3")
+    play(engine, "cell:b1", "cell:b2", "target:+2", "target:+0")  # seat 0 gives to seat 1
+    assert engine.tokens == [20, 20, 20] and engine.kept[0] == []
+    assert {card_id("9C"), card_id("9D")} <= set(engine.discard)
+
+
+def test_nine_shield_of_the_richer_jack_player_cancels_the_jack() -> None:
+    """RULES.md, Nine: the richer of the Jack's two players loses; its shield cancels it."""
+    engine = deal({"a2": "9C", "a3": "9D", "b1": "JC", "b2": "JD"})
+    engine.tokens, engine.bank = [30, 20, 10], 30
+    play(engine, "cell:a2", "cell:a3")
+    play(engine, "cell:b1", "cell:b2", "target:+2", "target:+1")  # seat 0 (richer) and seat 2
+    assert engine.tokens == [30, 20, 10] and engine.kept[0] == []
+
+
+def test_underdogs_at_zero_lose_nothing_and_keep_the_shield() -> None:
+    """RULES.md, Nine: "A player at 0 tokens (Underdogs) loses nothing and keeps its shield"."""
+    engine = deal({"a2": "9C", "a3": "9D", "b1": "KC", "b2": "KS"}, num_players=2,
+                  underdogs=True)
+    engine.tokens, engine.bank = [0, 20], 40
+    play(engine, "cell:a2", "cell:a3")
+    play(engine, "cell:b1", "cell:b2")  # seat 1's black Kings hit seat 0
+    assert engine.tokens == [0, 20]
+    assert engine.kept[0] == [[SHIELD, *ids("9C", "9D")]]
 
 
 def test_nine_shield_does_not_cover_voluntary_payments() -> None:

@@ -56,6 +56,16 @@ def deal(placements: dict[str, str], num_players: int = 3, **config) -> DeluxeMe
     return engine
 
 
+def leave_only(engine: DeluxeMemoryEngine, names: tuple[str, ...]) -> None:
+    """Move every card but those on ``names`` to the discard (an end-game grid)."""
+    keep = {cell(n) for n in names}
+    for c in range(NUM_CELLS):
+        if c not in keep and engine.grid[c] >= 0:
+            engine.discard.append(engine.grid[c])
+            engine.grid[c] = -1
+    engine._rebuild_caches()
+
+
 def view(engine: DeluxeMemoryEngine, seat: int) -> dict[str, np.ndarray]:
     obs = np.empty(engine.layout.size, np.float32)
     engine.write_observation(seat, obs)
@@ -248,6 +258,18 @@ def test_cannot_pay_to_hide_with_ones_last_tokens() -> None:
     assert engine2.face_up[cell("a2")] and engine2.current_player == 1
 
 
+def test_underdogs_may_pay_their_last_token_to_hide_a_card() -> None:
+    """RULES.md, Play (Interpretation): "Under Underdogs ... a player may pay its last tokens"."""
+    engine = deal({"a2": "5C", "c4": "9D"}, num_players=2, underdogs=True)
+    engine.tokens, engine.bank = [1, 20], 39
+    play(engine, "cell:a2", "cell:c4")
+    assert legal_names(engine) == {"nomatch:show", "nomatch:hide_first", "nomatch:hide_second"}
+    play(engine, "nomatch:hide_first")
+    assert engine.tokens == [0, 20] and engine.active == [True, True]
+    assert not engine.face_up[cell("a2")] and engine.face_up[cell("c4")]
+    assert engine.current_player == 1
+
+
 def test_a_face_up_card_can_be_picked_and_matched_later() -> None:
     engine = deal({"a2": "5C", "c4": "9D", "d4": "5S", "e5": "2H"})
     play(engine, "cell:a2", "cell:c4", "nomatch:show")  # seat 0
@@ -277,6 +299,18 @@ def test_a_player_without_tokens_is_out_and_skipped() -> None:
     assert list(view(engine, 0)["active"]) == [1.0, 0.0, 1.0]
 
 
+def test_a_player_going_out_loses_its_pending_skip() -> None:
+    """RULES.md, Play: a player who is out ... "its pending skips and extra turns vanish"."""
+    engine = deal({"a2": "7C", "a3": "7D", "b1": "8C", "b2": "8H", "c1": "KC", "c2": "KS"})
+    engine.tokens[1], engine.bank = 13, engine.bank + 7
+    play(engine, "cell:a2", "cell:a3", "cell:b1", "cell:b2")  # a Seven's turn skips seat 1
+    assert engine.skips == [0, 1, 0]
+    play(engine, "pay_for_turn", "cell:c1", "cell:c2", "target:+1")  # then puts it out
+    assert not engine.active[1] and engine.skips == [0, 0, 0]
+    assert list(view(engine, 2)["skips"]) == [0.0, 0.0, 0.0]
+    assert engine.current_player == 2
+
+
 def test_game_ends_when_only_one_player_has_tokens() -> None:
     engine = deal({"a2": "KC", "a3": "KS"}, num_players=2)
     engine.tokens, engine.bank = [5, 10], 45
@@ -289,12 +323,7 @@ def test_game_ends_when_only_one_player_has_tokens() -> None:
 def test_game_ends_when_no_match_is_left_and_most_tokens_wins() -> None:
     # Remove all but two cards: one pair left, then nothing matches.
     engine = deal({"a2": "3D", "a3": "3H", "a4": "4C", "a5": "9S"}, num_players=2)
-    keep = {cell(n) for n in ("a2", "a3", "a4", "a5")}
-    for c in range(NUM_CELLS):
-        if c not in keep and engine.grid[c] >= 0:
-            engine.discard.append(engine.grid[c])
-            engine.grid[c] = -1
-    engine._rebuild_caches()
+    leave_only(engine, ("a2", "a3", "a4", "a5"))
     engine.check_invariants()
     play(engine, "cell:a2", "cell:a3", "target:+1")  # the last pair: seat 1 gets 3
     assert engine.terminated
@@ -303,14 +332,19 @@ def test_game_ends_when_no_match_is_left_and_most_tokens_wins() -> None:
     assert engine.result()["tokens"] == [20, 23]
 
 
+def test_game_goes_on_while_one_rank_still_has_two_cards_left() -> None:
+    """RULES.md, Winning: the game ends when "no two cards of the same rank" are left."""
+    engine = deal({"a2": "3D", "a3": "3H", "a4": "4C", "a5": "4S", "a6": "9S"})
+    leave_only(engine, ("a2", "a3", "a4", "a5", "a6"))
+    play(engine, "cell:a2", "cell:a3", "target:+0")  # the Fours still make a pair
+    assert not engine.terminated and engine.current_player == 1
+    play(engine, "cell:a4", "cell:a5", "target:+1")  # the last pair: seat 2 pays 4
+    assert engine.terminated and engine.tokens == [23, 20, 16] and engine.winners == [0]
+
+
 def test_tied_winners_share_the_reward() -> None:
     engine = deal({"a2": "3D", "a3": "3H", "a4": "4C", "a5": "9S"})
-    keep = {cell(n) for n in ("a2", "a3", "a4", "a5")}
-    for c in range(NUM_CELLS):
-        if c not in keep and engine.grid[c] >= 0:
-            engine.discard.append(engine.grid[c])
-            engine.grid[c] = -1
-    engine._rebuild_caches()
+    leave_only(engine, ("a2", "a3", "a4", "a5"))
     engine.tokens, engine.bank = [20, 23, 17], 30
     play(engine, "cell:a2", "cell:a3", "target:+0")
     assert engine.winners == [0, 1]
