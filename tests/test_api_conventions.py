@@ -261,3 +261,33 @@ def test_stochastic_policy_agent_samples_from_its_own_stream(tmp_path) -> None:
     assert all(mask[a] for a in first)
     assert len(set(first)) > 1  # it samples: an untrained policy is close to uniform
     assert isinstance(PolicyAgent(model), Agent)
+
+
+def test_sample_rows_draws_in_proportion_to_weights_that_do_not_sum_to_one() -> None:
+    """Self-play's snapshot opponents sample from exp(logits - max), which is not normalised."""
+    from card_envs.agents.policy import sample_rows
+
+    counts = np.bincount(sample_rows(np.tile([1.0, 0.0, 3.0], (4000, 1)),
+                                     np.random.default_rng(0)), minlength=3)
+    assert counts[1] == 0
+    assert counts[2] / 4000 == pytest.approx(0.75, abs=0.03)
+
+
+def test_head_to_head_rotates_the_candidates_seat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 0 always wins here: rotated through three seats, the candidate wins a third."""
+    import card_envs.agents.arena as arena
+
+    class Candidate(Agent):
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return _first_legal(action_mask)
+
+    candidate, seats = Candidate(), []
+
+    def seat_zero_wins(engine, agents: list[Agent], seed: int | None = None) -> dict:
+        seats.append([a is candidate for a in agents].index(True))
+        return {"winners": [0]}
+
+    monkeypatch.setattr(arena, "play_episode", seat_zero_wins)
+    result = arena.head_to_head("roy", candidate, "random", games=9, num_players=3)
+    assert seats == [0, 1, 2] * 3
+    assert (result.wins, result.shared, result.losses) == (3, 0, 6)

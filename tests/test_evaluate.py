@@ -146,20 +146,42 @@ def test_unknown_agent_and_mismatched_policy_are_clear_errors(tmp_path: Path) ->
         evaluate("roy", [str(tmp_path), "random"], games=2)
 
 
-def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:
+def _save_untrained_policy(path: Path) -> None:
+    """An untrained ROY policy (close to uniform over the legal moves) saved at ``path``."""
     from sb3_contrib import MaskablePPO
 
     from training.selfplay import SelfPlayVecEnv
 
     env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
-                        policy_kwargs={"net_arch": [16]})
-    model.save(tmp_path / "best.zip")
+    MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
+                policy_kwargs={"net_arch": [16]}).save(path)
+
+
+def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:
+    _save_untrained_policy(tmp_path / "best.zip")
     report = evaluate("roy", [str(tmp_path / "best.zip"), str(tmp_path), "random"], games=10)
     assert [m["games"] for m in report["matches"]] == [10, 10, 10]
     with pytest.raises(ValueError, match=r"expects observations \(168,\).*num_players"):
         evaluate("roy", [str(tmp_path / "best.zip"), "random"], games=2,
                  config={"num_players": 3})
+
+
+def test_a_saved_policy_samples_when_evaluated_stochastically(tmp_path: Path) -> None:
+    """--stochastic reaches .zip agents: one position, many actions (greedy: one)."""
+    from card_envs.games import make_engine
+
+    _save_untrained_policy(tmp_path / "p.zip")
+    engine = make_engine("roy")
+    engine.reset(seed=0)
+    obs = np.tile(engine.observation(engine.current_player), (64, 1))
+    masks = np.tile(engine.legal_mask(), (64, 1))
+
+    def actions(deterministic: bool) -> set[int]:
+        actor = make_actor(str(tmp_path / "p.zip"), "roy", {}, seed=0,
+                           deterministic=deterministic)
+        return set(actor.act(obs, masks).tolist())
+
+    assert len(actions(True)) == 1 and len(actions(False)) > 1
 
 
 def _sixty_percent_schedule(seed: int) -> list[list[tuple[list[int], list[int]]]]:
@@ -181,3 +203,45 @@ def test_ratings_rank_a_sixty_percent_winner_above_the_loser(seed: int) -> None:
     agent it beat."""
     ratings = rate(3, _sixty_percent_schedule(seed))
     assert ratings[0].mu > ratings[2].mu > ratings[1].mu
+
+
+def test_scores_rotate_the_focal_seat_and_split_shared_wins(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scripted outcomes: A rotates through all seats, 1/k per k-way win, no winner = draw."""
+    import training.evaluate as evaluate_module
+
+    seats_of_a: list[int] = []
+
+    def scripted(game: str, config: dict, actors: list, seatings: list[list[int]],
+                 seed: int = 0, parallel: int = 64) -> list[list[int]]:
+        # Per four games: A wins alone, A shares with one other seat, nobody wins, A loses.
+        winners = []
+        for g, seating in enumerate(seatings):
+            a_seat = seating.index(0)
+            other = (a_seat + 1) % len(seating)
+            seats_of_a.append(a_seat)
+            winners.append([[a_seat], [a_seat, other], [], [other]][g % 4])
+        return winners
+
+    monkeypatch.setattr(evaluate_module, "play_games", scripted)
+    report = evaluate("roy", ["random", "random"], games=12, config={"num_players": 3},
+                      pairs=[(0, 1)])
+    (match,) = report["matches"]
+    assert seats_of_a == [0, 1, 2] * 4
+    assert (match["wins"], match["losses"], match["draws"]) == (6, 3, 3)
+    assert match["win_rate"] == pytest.approx((3 * 1 + 3 * 0.5) / 12)
+    assert match["ci95"] == pytest.approx(list(wilson_interval(4.5, 12)))
+    assert match["seat_win_rate"] == pytest.approx([0.375, 0.375, 0.375])
+
+
+def test_an_agent_in_several_seats_gets_the_mean_of_their_updates() -> None:
+    """Agent 1 fills seats 1 (won) and 2 (lost): its rating is the mean of both updates."""
+    import trueskill
+
+    ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)
+    start = ts.create_rating()
+    new = ts.rate([(start,), (start,), (start,)], ranks=[1, 0, 1])
+    a, b = rate(2, [[([0, 1, 1], [1])]])
+    assert (a.mu, a.sigma) == pytest.approx((new[0][0].mu, new[0][0].sigma))
+    assert b.mu == pytest.approx((new[1][0].mu + new[2][0].mu) / 2)
+    assert b.sigma == pytest.approx((new[1][0].sigma + new[2][0].sigma) / 2)

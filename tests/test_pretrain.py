@@ -138,3 +138,41 @@ def test_cloning_from_precomputed_features_equals_evaluate_actions(features: str
         got_v, got_lp = _evaluate(model.policy, feats, actions, masks, from_features=True)
     torch.testing.assert_close(got_v, want_v)
     torch.testing.assert_close(got_lp, want_lp)
+
+
+def test_held_out_games_never_reach_the_training_batches() -> None:
+    """Held-out rows get NaN value targets: training on any of them would make the weights NaN."""
+    model = _fresh_roy_model()
+    data = collect("roy", {"num_players": 2}, games=10, max_decisions=5_000, seed=5)
+    n_val = int(len(data) * 0.1)
+    data.returns[len(data) - n_val:] = np.nan
+    stats = behaviour_clone(model, data, epochs=2, batch_size=256, learning_rate=1e-3, seed=0)
+    assert n_val > 0 and 0.0 <= stats["bc_val_accuracy"] <= 1.0
+    assert all(bool(torch.isfinite(p).all()) for p in model.policy.parameters())
+
+
+def test_dagger_appends_the_policys_games_so_they_are_held_out(monkeypatch) -> None:
+    """Every round clones teacher games first, then each round's policy games in order."""
+    import training.pretrain as pretrain_module
+
+    collected, cloned = [], []
+    real_collect = pretrain_module.collect
+
+    def recording_collect(*args, **kwargs):
+        collected.append(real_collect(*args, **kwargs))
+        return collected[-1]
+
+    def recording_clone(model, data, *args, **kwargs) -> dict:
+        cloned.append(data)
+        return {}
+
+    monkeypatch.setattr(pretrain_module, "collect", recording_collect)
+    monkeypatch.setattr(pretrain_module, "behaviour_clone", recording_clone)
+    pretrain_module.pretrain(_fresh_roy_model(), "roy", {"num_players": 2}, games=4, epochs=1,
+                             batch_size=256, learning_rate=1e-3, max_decisions=5_000, seed=0,
+                             dagger_rounds=2, dagger_games=2, dagger_epochs=1)
+    assert len(collected) == len(cloned) == 3
+    for r, data in enumerate(cloned):
+        for name in ("observations", "actions", "returns"):
+            want = np.concatenate([getattr(d, name) for d in collected[:r + 1]])
+            assert np.array_equal(getattr(data, name), want), (r, name)

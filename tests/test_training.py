@@ -122,6 +122,11 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"training": {"time_limit_minutes": -1}}, r"training.time_limit_minutes: .*got -1"),
         ({"pretrain": {"games": 5, "epochs": 0}}, r"pretrain.epochs: expected >= 1 when "
          r"pretrain.games > 0"),
+        # One past the top of a range (the tests above only tried far outside it):
+        ({"selfplay": {"learner_seat": 2}}, r"selfplay.learner_seat: expected 'random' or 0..1, "
+         r"got 2"),
+        ({"selfplay": {"latest_prob": 1.5}}, r"selfplay.latest_prob: expected a number in "
+         r"\[0, 1\], got 1.5"),
     ],
 )
 def test_config_errors_name_the_key(patch: dict, message: str) -> None:
@@ -321,6 +326,59 @@ def test_vecenv_batches_opponent_decisions_and_fills_every_seat() -> None:
     assert decisions[0] / calls[0] > 2.0, "snapshot opponents are not batched"
 
 
+def _tiny_policy(env: SelfPlayVecEnv):
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
+                       policy_kwargs={"net_arch": [8]}).policy
+
+
+def test_pool_keeps_the_last_pool_size_snapshots() -> None:
+    """Four snapshots into a pool of two: it holds the two newest, each with its own weights."""
+    from training.selfplay import OpponentPool
+
+    policy = _tiny_policy(SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0))
+    pool = OpponentPool(2, deterministic=True, rng=np.random.default_rng(0))
+    for step in range(4):
+        with torch.no_grad():
+            for p in policy.parameters():
+                p.fill_(step)
+        pool.add(policy, step)
+    assert len(pool.actors) == 2 and sorted(pool.steps) == [2, 3]
+    assert pool.steps[pool.newest] == 3
+    for actor, step in zip(pool.actors, pool.steps, strict=True):
+        assert all(bool((p == step).all()) for p in actor.policy.parameters())
+
+
+@pytest.mark.parametrize("latest_prob", [1.0, 0.0])
+def test_self_play_seats_get_the_newest_snapshot_with_latest_prob(latest_prob: float) -> None:
+    """latest_prob 1: every self-play seat plays the newest snapshot; 0: uniform over the pool."""
+    env = SelfPlayVecEnv("roy", {"num_players": 3}, 64, {"self": 1.0}, pool_size=3,
+                         latest_prob=latest_prob, seed=4)
+    policy = _tiny_policy(env)
+    for step in range(4):  # wraps: the newest snapshot is not in the last slot
+        env.pool.add(policy, step)
+    env.reset()
+    slots = [int(env.seat_actor[i, s]) - 2 for i in range(64) for s in range(3)
+             if s != env.learner[i]]
+    counts = np.bincount(slots, minlength=3)
+    if latest_prob == 1.0:
+        assert counts[env.pool.newest] == len(slots) == 128
+    else:
+        assert counts.min() > 128 / 3 - 20, counts
+
+
+def test_only_a_step_cap_marks_an_episode_truncated() -> None:
+    """SB3 bootstraps truncated episodes only: a hand that ends by the rules is not one."""
+    def episodes(config: dict, steps: int) -> list[dict]:
+        env = SelfPlayVecEnv("roy", {"episode": "hand", **config}, 8, {"random": 1.0}, seed=0)
+        return [info for _, info in _episode_returns(env, steps, seed=0)]
+
+    ended, capped = episodes({}, 200), episodes({"max_steps": 4}, 20)
+    assert ended and not any(info["TimeLimit.truncated"] for info in ended)
+    assert capped and all(info["TimeLimit.truncated"] and not info["winners"] for info in capped)
+
+
 # -- training, checkpoints and resume ----------------------------------------------------------
 @pytest.mark.parametrize("game", list(GAMES))
 def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) -> None:
@@ -464,6 +522,54 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
     assert _csv_rows(run / "eval.csv") == _csv_rows(uninterrupted_run / "eval.csv")
 
 
+def test_snapshots_at_step_0_and_every_snapshot_every_steps(uninterrupted_run: Path) -> None:
+    """The pool (progress.csv, per rollout of 256) gains the starting policy, then one at 512
+    and 1024, the rollout boundaries at snapshot_every."""
+    pools = [(int(r["step"]), int(r["pool"])) for r in _csv_rows(uninterrupted_run /
+                                                                   "progress.csv")]
+    assert pools == [(256, 1), (512, 1), (768, 2), (1024, 2), (1280, 3), (1536, 3)]
+
+
+def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypatch) -> None:
+    """Evaluations summing 1.0, 0.7 and 1.2 (but 0.1, 0.5, 0.6 vs heuristic): 0 and 2 save."""
+    from types import SimpleNamespace
+
+    import training.train as train_module
+
+    rates = iter([(0.9, 0.1), (0.2, 0.5), (0.6, 0.6)])
+
+    def scripted(game: str, agents: list, **kwargs) -> dict:
+        return {"chance": 0.5, "matches": [{"win_rate": rate, "ci95": [0.0, 1.0]}
+                                           for rate in next(rates)]}
+
+    saved: list[int] = []
+    monkeypatch.setattr(train_module, "evaluate", scripted)
+    monkeypatch.setattr(train_module, "save_model",
+                        lambda model, path: saved.append(callback.last_eval))
+    venv = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    callback = train_module.SelfPlayCallback(from_dict(game_config("roy")), tmp_path, venv,
+                                             progress=False)
+    callback.model = SimpleNamespace(policy=None, logger=SimpleNamespace(record=lambda *a: None))
+    for step in range(3):
+        callback.evaluate(step)
+    assert saved == [0, 2] and callback.best_score == pytest.approx(1.2)
+
+
+def test_the_time_limit_counts_minutes_and_the_warm_start(tmp_path: Path, monkeypatch) -> None:
+    """A 60 s warm start uses up a 1-minute limit: the run stops at step 0, checkpoint kept."""
+    import training.train as train_module
+
+    monkeypatch.setattr(train_module, "pretrain", lambda *a, **k: {
+        "decisions": 0, "bc_accuracy": 0.0, "bc_val_accuracy": 0.0, "bc_best_epoch": 0,
+        "seconds": 60.0})
+    data = game_config("roy", env={"episode": "hand"})
+    data["training"]["time_limit_minutes"] = 1
+    data["evaluation"]["final_games"] = 0
+    summary = train(from_dict(data), tmp_path, progress=False)
+    assert summary["stopped_by_time_limit"] and summary["checkpoint_step"] == 0
+    assert summary["num_timesteps"] < 1024
+
+
 def test_a_second_signal_aborts_and_handlers_are_restored(tmp_path: Path) -> None:
     require_main_thread()
     cfg = from_dict(game_config("roy", training={"total_timesteps": 4096}))
@@ -530,6 +636,20 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> No
     torch.save({"weights": 1}, path)
     with pytest.raises(CheckpointError, match="not a card-envs training checkpoint"):
         load_checkpoint(path, cfg.to_dict())
+
+
+def test_a_config_key_only_one_side_has_is_a_difference(tmp_path: Path) -> None:
+    """A key the checkpoint's config lacks, or only it has, is a config change too."""
+    cfg = from_dict(game_config("roy")).to_dict()
+    old = copy.deepcopy(cfg)
+    del old["env"]["memory"]
+    path = tmp_path / "checkpoint.pt"
+    torch.save({"format": 1, "config": old}, path)
+    with pytest.raises(CheckpointError, match=r"env.memory is new"):
+        load_checkpoint(path, cfg)
+    torch.save({"format": 1, "config": cfg}, path)
+    with pytest.raises(CheckpointError, match=r"env.memory is missing"):
+        load_checkpoint(path, old)
 
 
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
