@@ -32,7 +32,7 @@ class SelfPlayConfig:
     learner_seat: int | str = "random"  # a seat, or "random" to rotate it every episode
     snapshot_every: int = 50_000  # learner steps between snapshots into the pool
     pool_size: int = 8  # snapshots kept (the oldest is dropped)
-    latest_prob: float = 0.5  # share of self-play seats that get the newest snapshot
+    latest_prob: float = 0.5  # chance a self-play seat gets the newest snapshot, else uniform
     opponent_deterministic: bool = False  # snapshots act greedily (else sample)
     # Relative weights of the opponent kinds for every opponent seat (divided by their sum).
     opponents: dict[str, float] = field(

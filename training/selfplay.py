@@ -106,7 +106,8 @@ class SelfPlayVecEnv(VecEnv):
         rates: ``{"self": p, "random": q, "heuristic": r}``, relative weights (divided by their
             sum) of each opponent kind for every opponent seat.
         pool_size: snapshots kept; ``pool.add`` is called by the training loop.
-        latest_prob: share of self-play seats that get the newest snapshot.
+        latest_prob: chance that a self-play seat gets the newest snapshot; otherwise the
+            snapshot is drawn uniformly from the pool (the newest included).
         learner_seat: a seat number, or ``"random"`` to rotate the learner each episode.
         seed: seeds every game, the seat and opponent draws, the opponents' sampling and the
             heuristic's own random choices.
