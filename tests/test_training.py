@@ -291,7 +291,8 @@ def test_vecenv_losses_on_opponent_moves_reach_the_learner() -> None:
 
 def test_vecenv_batches_opponent_decisions_and_fills_every_seat() -> None:
     """Every seat of a 3-player game is filled, the learner's seat rotates, and opponents run
-    one batched call per actor per round rather than one per decision."""
+    one batched call per actor per round rather than one per decision, each row holding its own
+    game's observation and mask (a stale row would still get a legal-looking action)."""
     from sb3_contrib import MaskablePPO
 
     # (The ROY heuristic searches discard chains: it is left out here to keep the test fast.)
@@ -308,6 +309,10 @@ def test_vecenv_batches_opponent_decisions_and_fills_every_seat() -> None:
         def counted(obs, masks, _orig=original):
             calls[0] += 1
             decisions[0] += len(obs)
+            pending = {(e.observation(e.current_player).tobytes(), e.legal_mask().tobytes())
+                       for e in env.engines if not e.done}
+            for row, mask in zip(obs, masks, strict=True):
+                assert (row.tobytes(), mask.astype(np.int8).tobytes()) in pending
             return _orig(obs, masks)
 
         actor.act = counted
