@@ -28,7 +28,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
 from training.config import Config, ConfigError, from_dict, load_config, save_config
-from training.selfplay import RANDOM, SelfPlayVecEnv
+from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
 from training.train import main as train_main
 from training.train import train
 
@@ -371,6 +371,23 @@ def test_self_play_seats_get_the_newest_snapshot_with_latest_prob(latest_prob: f
         assert counts[env.pool.newest] == len(slots) == 128
     else:
         assert counts.min() > 128 / 3 - 20, counts
+
+
+@pytest.mark.parametrize("rates, kind, share", [
+    ({"self": 3.0, "random": 1.0}, "self", 0.75),
+    ({"random": 1.0, "heuristic": 3.0}, HEURISTIC, 0.75),
+    ({"random": 1.0, "heuristic": 3.0}, RANDOM, 0.25),
+])
+def test_opponent_kinds_follow_the_configured_rates(rates: dict, kind, share: float) -> None:
+    """Rates are relative weights per opponent seat: {self: 3, random: 1} means 75% / 25%."""
+    env = SelfPlayVecEnv("roy", {"num_players": 3}, 400, rates, pool_size=2, seed=5)
+    env.pool.add(_tiny_policy(env), 0)
+    for i in range(env.num_envs):
+        env._new_episode(i)
+    seats = [int(env.seat_actor[i, s]) for i in range(env.num_envs) for s in range(3)
+             if s != env.learner[i]]
+    hits = sum(a >= 2 if kind == "self" else a == kind for a in seats)
+    assert abs(hits / len(seats) - share) < 0.06, (hits, len(seats))
 
 
 def test_only_a_step_cap_marks_an_episode_truncated() -> None:
