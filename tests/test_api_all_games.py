@@ -236,6 +236,49 @@ def test_illegal_action_penalty_mode(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
+def test_after_a_penalty_no_seat_may_act(game: str) -> None:
+    """A penalty ends the episode, so every mask is all zero, the offender's included."""
+    env = _env_module(game).env(illegal_action="penalty")
+    env.reset(seed=0)
+    env.step(env.engine.num_actions)
+    for agent in env.agents:
+        assert not env.observe(agent)["action_mask"].any(), agent
+
+
+def test_penalty_replaces_what_the_offender_earned_since_its_last_step() -> None:
+    """TerminateIllegal: the offender's cumulative reward is reset to 0 before the -1."""
+    env = _env_module("memory_uno").env(num_players=3, reward="score", episode="game",
+                                        illegal_action="penalty")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        obs, reward, *_ = env.last()
+        if reward != 0.0:  # points paid to this seat on the other seats' moves
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert env._cumulative_rewards[agent] == -1.0 and env.last()[1] == -1.0
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_only_the_seat_to_act_gets_a_mask(game: str) -> None:
+    """The AEC env's promise: a seat that is not to act observes an all-zero action mask."""
+    env = _env_module(game).env()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        np.testing.assert_array_equal(obs["action_mask"], env.engine.legal_mask())
+        for agent in env.agents:
+            if agent != env.agent_selection:
+                assert not env.observe(agent)["action_mask"].any(), agent
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_action_names_round_trip(game: str) -> None:
     engine = make_engine(game)
     for a in range(engine.num_actions):

@@ -46,8 +46,11 @@ def test_zero_d_integer_arrays_are_actions(game: str) -> None:
     genv.step(np.array(_first_legal(info["action_mask"]), dtype=np.int32))
 
 
-@pytest.mark.parametrize("bad", [True, np.bool_(True), 1.0, np.float64(1.0), np.array([1]), "1"])
+@pytest.mark.parametrize("bad", [True, np.bool_(True), np.array(True), 1.0, np.float64(1.0),
+                                 np.array([1]), "1"])
 def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
+    """Bools (a 0-d bool array too), floats and other shapes are not actions: ``True`` silently
+    meaning 1 would hide a bug in the caller."""
     env = _env_module("memory_uno").env(num_players=2)
     env.reset(seed=0)
     assert env.observe(env.agent_selection)["action_mask"][1]  # 1 is legal: not the complaint
@@ -127,6 +130,33 @@ def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine.reset(seed=0)
     engine.load_state_dict(snap)  # the intact snapshot still loads
     assert engine.state_dict() == snap
+
+
+def test_snapshot_keeps_the_step_count_towards_max_steps() -> None:
+    """A restored position has made as many decisions as the saved one: the cap still applies."""
+    engine = make_engine("roy", max_steps=10)
+    engine.reset(seed=0)
+    for _ in range(6):
+        engine.step(_first_legal(engine.legal_mask()))
+    other = make_engine("roy", max_steps=10)
+    other.load_state_dict(engine.state_dict())
+    assert other.num_steps == 6
+    for _ in range(4):
+        other.step(_first_legal(other.legal_mask()))
+    assert other.truncated and other.result()["steps"] == 10
+
+
+def test_restored_truncated_episode_stays_truncated_in_the_aec_env() -> None:
+    """load_state_dict rebuilds the env's flags from the engine: truncated is not terminated."""
+    env = _env_module("roy").env(max_steps=3)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    other = _env_module("roy").env(max_steps=3)
+    other.load_state_dict(env.state_dict())
+    assert all(other.truncations.values()) and not any(other.terminations.values())
+    assert other.last()[2:4] == (False, True)
 
 
 # -- call order ----------------------------------------------------------------------------------

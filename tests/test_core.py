@@ -7,10 +7,11 @@ import pytest
 
 from card_envs.agents import RandomAgent, make_agent
 from card_envs.core import cards
-from card_envs.core.config import Option, int_range, resolve_config
+from card_envs.core.config import COMMON_OPTIONS, Option, int_range, resolve_config
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
+from card_envs.games import make_engine
 
 
 # -- cards -------------------------------------------------------------------------------------
@@ -72,6 +73,15 @@ def test_config_errors_name_key_and_allowed_values() -> None:
         resolve_config("g", OPTS, {"target": 0})
 
 
+def test_memory_option_takes_a_forget_probability_in_0_1() -> None:
+    """A forget probability outside [0, 1] is no probability: it must be refused by name."""
+    for p in (0.0, 0.25, 1.0, 1):
+        assert resolve_config("g", COMMON_OPTIONS, {"memory": p})["memory"] == p
+    for bad in (1.5, -0.1, 2):
+        with pytest.raises(ValueError, match=r"'memory': expected .*probability in \[0, 1\]"):
+            resolve_config("g", COMMON_OPTIONS, {"memory": bad})
+
+
 # -- knowledge tracker ----------------------------------------------------------------------------
 def test_tracker_events_move_knowledge_with_cards() -> None:
     t = KnowledgeTracker(3, 5)
@@ -113,13 +123,50 @@ def test_tracker_forgetting_is_seeded() -> None:
     assert np.array_equal(a.known, b.known)
 
 
-def test_memory_mode_does_not_change_the_deal() -> None:
-    from card_envs.games import make_engine
+def test_tracker_reset_restarts_forgetting_from_its_seed() -> None:
+    """Each reset starts the forgetting stream from its seed: a replayed episode forgets alike."""
+    t = KnowledgeTracker(1, 50, 0.3)
+    kept = []
+    for _ in range(2):
+        t.reset(42)
+        t.known.fill(1)
+        t.after_decision(0)
+        kept.append(t.known.copy())
+    assert np.array_equal(kept[0], kept[1])
 
+
+def test_memory_mode_does_not_change_the_deal() -> None:
     e1, e2 = make_engine("roy", memory="perfect"), make_engine("roy", memory=0.3)
     e1.reset(seed=9)
     e2.reset(seed=9)
     assert e1.hands == e2.hands and e1.deck == e2.deck
+
+
+# -- engine base ---------------------------------------------------------------------------------
+def test_win_rewards_split_ties_and_pay_nothing_on_a_full_tie() -> None:
+    """The promised win rewards: +1/k to each of k tied winners, -1 to the rest, 0 on a full tie."""
+    engine = make_engine("memory_uno", num_players=4)
+    assert engine.win_rewards([2]).tolist() == [-1.0, -1.0, 1.0, -1.0]
+    assert engine.win_rewards([0, 3]).tolist() == [0.5, -1.0, -1.0, 0.5]
+    assert engine.win_rewards([0, 1, 2, 3]).tolist() == [0.0] * 4
+    assert engine.win_rewards([]).tolist() == [0.0] * 4
+
+
+def test_an_episode_ending_on_the_cap_step_is_terminated_not_truncated() -> None:
+    """The cap truncates episodes it cuts short; one the rules end on the cap step terminated."""
+    engine = make_engine("roy")
+    engine.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = []
+    while not engine.done:
+        actions.append(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+        engine.step(actions[-1])
+    assert engine.terminated
+    capped = make_engine("roy", max_steps=len(actions))
+    capped.reset(seed=0)
+    for action in actions:
+        capped.step(action)
+    assert (capped.terminated, capped.truncated) == (True, False)
 
 
 # -- observation layout ------------------------------------------------------------------------------
@@ -134,6 +181,15 @@ def test_obs_layout() -> None:
     assert view["b"].tolist() == [3.0, 4.0]
     with pytest.raises(ValueError, match="twice"):
         layout.add("a", 1)
+
+
+def test_obs_layout_refuses_a_vector_of_another_length() -> None:
+    """A heuristic decoding a longer (or shorter) vector would read fields at the wrong places."""
+    layout = ObsLayout()
+    layout.add("a", 3)
+    for size in (2, 4):
+        with pytest.raises(ValueError, match=f"observation has {size} values, layout expects 3"):
+            layout.decode(np.zeros(size, dtype=np.float32))
 
 
 # -- agents --------------------------------------------------------------------------------------------
@@ -192,6 +248,33 @@ def test_gym_env_terminal_reward_reaches_learner_on_opponent_move() -> None:
             assert r == -1.0
             losses_on_opponent_move += 1
     assert losses_on_opponent_move > 0
+
+
+def test_gym_score_rewards_add_up_to_the_learners_score() -> None:
+    """Score-mode points paid on the learner's move and on every opponent move before its next
+    decision all reach it: the returns are exactly minus its Memory-Uno totals."""
+    env = CardGymEnv("memory_uno", num_players=3, reward="score", episode="game", learner_seat=1)
+    agent = RandomAgent(0)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        done, ret = False, 0.0
+        while not done:
+            obs, r, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
+            ret += r
+            done = term or trunc
+        assert ret == -info["result"]["totals"][1]
+
+
+def test_gym_seeded_reset_redeals_when_the_first_deal_never_reaches_the_learner() -> None:
+    """A deal that ends before the learner's first decision is re-dealt from the seeded stream,
+    not from the same seed again (which would deal the same dead hand every time)."""
+    # The first player is drawn: about half of the seeds' first deals start with seat 0, whose
+    # first move hits max_steps=1.
+    env = CardGymEnv("memory_uno", num_players=2, learner_seat=1, max_steps=1)
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        assert env.engine.current_player == 1 and info["action_mask"].any()
+        assert np.array_equal(env.reset(seed=seed)[0], obs)
 
 
 def test_gym_env_opponent_list_and_callable() -> None:

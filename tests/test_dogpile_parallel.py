@@ -133,6 +133,19 @@ def test_masked_out_actions_become_wait() -> None:
     assert par.engine.tick_count == 1
 
 
+def test_a_spot_freed_earlier_in_the_tick_is_still_not_the_later_dogs_to_use() -> None:
+    """Masked out at the start of the tick means wait, even if an earlier dog's move made the
+    action legal by the time its turn comes: the dog chose without seeing that move."""
+    par, _ = _start()
+    par.step({"player_0": WAIT, "player_1": WAIT, "player_2": 6})
+    engine = par.engine
+    assert engine.order == [1, 2, 0] and int(engine.held[2]) == card_id("QH")
+    obs, _, _, _, infos = par.step({"player_0": WAIT, "player_1": 5, "player_2": DOWN + 5})
+    assert infos["player_2"]["voided"] and not infos["player_1"]["voided"]
+    assert int(engine.held[2]) == card_id("QH") and engine.pile[5] == -1
+    assert obs["player_2"]["action_mask"][DOWN + 5] == 1  # free now, for the next tick
+
+
 def test_between_rounds_only_the_sniffer_decides() -> None:
     par, obs = _start(sniff="required")
     while par.engine.phase == PLAY:
