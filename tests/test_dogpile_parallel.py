@@ -167,6 +167,20 @@ def test_between_rounds_only_the_sniffer_decides() -> None:
     assert len(engine.bag) == 1 and engine.pile[3] == -1 and engine.pile[4] >= 0
 
 
+def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() -> None:
+    """A sniffer idling between rounds counts towards max_steps: the truncated engine offers no
+    action, as every ended episode's mask is all zeros."""
+    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
+                                  max_steps=14)
+    par.reset(seed=0)
+    while par.engine.phase == PLAY:
+        par.step(dict.fromkeys(par.agents, WAIT))
+    while par.agents:
+        _, _, term, trunc, _ = par.step(dict.fromkeys(par.agents, WAIT))
+    assert all(trunc.values()) and not any(term.values())
+    assert par.engine.truncated and not par.engine.legal_mask().any()
+
+
 def _remembered(par, agent: str, slot: int) -> int:
     """The card ``agent``'s observation shows at a face-down pile ``slot``, or -1."""
     engine = par.engine

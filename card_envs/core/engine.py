@@ -233,8 +233,13 @@ class Engine:
         if self.terminated:
             self._clear_mask()
         elif self.num_steps >= self.step_cap:
-            self.truncated = True
-            self._clear_mask()
+            self.truncate()
+
+    def truncate(self) -> None:
+        """End the episode without a result (a step cap). Views that count steps the engine
+        does not see (the Dogpile Parallel env's idle steps) call it too."""
+        self.truncated = True
+        self._clear_mask()
 
     def _clear_mask(self) -> None:
         """Nobody may act once the episode is over: the mask cache holds zeros until reset."""

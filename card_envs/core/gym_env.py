@@ -3,6 +3,9 @@
 The learner takes one seat; the env steps every other seat itself with opponent agents until
 the learner must act again or the episode ends. Rewards that arrive on an opponent's move
 (including the terminal one) are added to the learner's reward for the step that led there.
+Rewards paid before the learner's first decision (opponents seated before it scoring at once)
+have no step to ride on, as ``reset()`` returns none: they are dropped. No action of the learner
+could change them; in ``reward="score"`` mode they are missing from the episode's return.
 The legal-action mask is available as ``action_masks()`` (what sb3-contrib's MaskablePPO calls)
 and in ``info["action_mask"]``.
 """

@@ -125,7 +125,7 @@ class DogpileParallelEnv(ParallelEnv):
                 voided[seat] = True
                 self._idle_steps += 1
                 if engine.num_steps + self._idle_steps >= engine.step_cap:
-                    engine.truncated = True
+                    engine.truncate()
         agents = self.agents
         obs = self._observe()
         rew = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents) if a in agents}
