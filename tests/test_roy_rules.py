@@ -113,6 +113,16 @@ def test_draw_when_able_option() -> None:
     assert "draw" in legal_names(e)
 
 
+def test_draw_when_able_never_offers_an_empty_draw() -> None:
+    """RULES.md, draw_when_able: a draw is offered only when there is a card to draw."""
+    e = roy([EXAMPLE, FILLER], "2H", draw_when_able=True)
+    while e.deck:  # the deck into seat 1's hand; the discard pile is only its top
+        e._give(1, e.deck.pop())
+    e._after_load()
+    e.check_invariants()
+    assert legal_names(e) and "draw" not in legal_names(e)
+
+
 def test_a_playable_wild_jack_means_the_player_cannot_draw() -> None:
     """3: only a player who "cannot discard at least 1 card" draws; a wild Jack is a discard."""
     e = roy([["JC", "2S", "3S", "4S", "5S", "6S", "7S"], FILLER], "9H")
