@@ -141,7 +141,7 @@ class CardGymEnv(gymnasium.Env):
         self._has_reset = True
         self._ended_by_penalty = False
         if self.render_mode == "human":
-            print(self.engine.render_text())
+            self.render()
         return self._observe(), self._info()
 
     def step(self, action: Any):
@@ -150,7 +150,8 @@ class CardGymEnv(gymnasium.Env):
             raise reset_first("step")
         if engine.done or self._ended_by_penalty:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        if not engine.is_legal(action):
+        a = integer_action(action)
+        if a is None or not engine.is_legal(a):
             reason = engine.illegal_reason(action)
             if self.illegal_action == "error":
                 raise IllegalActionError(reason)
@@ -158,7 +159,7 @@ class CardGymEnv(gymnasium.Env):
             info = self._info()
             info["illegal_action"] = reason
             return self._observe(), -1.0, True, False, info
-        engine.step(integer_action(action))
+        engine.step(a)
         reward = float(engine.rewards[self.learner])
         if not engine.done:
             reward += self._play_opponents()
@@ -166,7 +167,7 @@ class CardGymEnv(gymnasium.Env):
         if engine.done:
             info["result"] = engine.result()
         if self.render_mode == "human":
-            print(engine.render_text())
+            self.render()
         return self._observe(), reward, engine.terminated, engine.truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -190,12 +191,13 @@ class CardGymEnv(gymnasium.Env):
             agent = self.opponents[seat if seat < learner else seat - 1]
             mask = engine.legal_mask()
             action = agent.act(engine.observation(seat), mask.copy())
-            if not engine.is_legal(action):
+            a = integer_action(action)
+            if a is None or not engine.is_legal(a):
                 raise IllegalActionError(
                     f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
                     + engine.illegal_reason(action)
                 )
-            engine.step(integer_action(action))
+            engine.step(a)
             total += float(engine.rewards[learner])
         return total
 
