@@ -55,9 +55,12 @@ env, raw_env = aec_constructors("dogpile")
 gym_env = gym_constructor("dogpile")
 
 
-def parallel_env(render_mode: str | None = None, **config: Any) -> DogpileParallelEnv:
-    """All dogs act at once each tick (PettingZoo Parallel API). Keyword args: game options."""
-    return DogpileParallelEnv(render_mode=render_mode, **config)
+def parallel_env(render_mode: str | None = None, illegal_action: str = "void",
+                 **config: Any) -> DogpileParallelEnv:
+    """All dogs act at once each tick (PettingZoo Parallel API). Keyword args: game options.
+    ``illegal_action``: "void" turns an action its agent's mask did not allow into ``wait``
+    (``infos[agent]["voided"]``); "error" raises ``IllegalActionError``."""
+    return DogpileParallelEnv(render_mode=render_mode, illegal_action=illegal_action, **config)
 
 
 __all__ = ["env", "raw_env", "gym_env", "parallel_env"]

@@ -10,6 +10,7 @@ import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from card_envs import dogpile_v0
+from card_envs.core.aec_env import IllegalActionError
 from card_envs.core.cards import card_id
 from card_envs.games.dogpile.engine import BURY, DIG, DOWN, KEEP, PLAY, UP, WAIT
 from tests.test_dogpile_rules import stacked
@@ -131,6 +132,44 @@ def test_masked_out_actions_become_wait() -> None:
     assert all(i["voided"] for i in infos.values())
     assert par.engine.state_dict()["fields"]["pile"] == before
     assert par.engine.tick_count == 1
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    (KEEP, r"player_1: .*action 162 \(keep\) is not legal for player_1 now; legal: dig:00"),
+    (10_000, r"player_1: .*out of range"),
+    ("x", r"player_1: .*not an integer action"),
+])
+def test_illegal_action_error_mode_raises_before_any_dog_moves(bad: object, message: str) -> None:
+    """Under ``illegal_action="error"`` a masked-out action is the caller's bug: the step
+    raises, naming the agent, and no dog has moved (player_0, first in the tick, would dig)."""
+    par, _ = _start(illegal_action="error")
+    before = json.dumps(par.engine.state_dict())
+    with pytest.raises(IllegalActionError, match=message):
+        par.step({"player_0": 5, "player_1": bad, "player_2": 6})
+    assert json.dumps(par.engine.state_dict()) == before
+    # A legal joint action still plays, and a contested bone is still a fumble, not an error.
+    _, _, _, _, infos = par.step({"player_0": 5, "player_1": 5, "player_2": 6})
+    assert [i["voided"] for i in infos.values()] == [False, True, False]
+
+
+def test_illegal_action_error_mode_between_rounds() -> None:
+    """Between rounds a dog that is not deciding may only wait; under "error" anything else is
+    refused, as is a masked-out move of the deciding dog."""
+    par, _ = _start(sniff="required", illegal_action="error")
+    while par.engine.phase == PLAY:
+        par.step(dict.fromkeys(par.agents, WAIT))
+    assert par.engine.current_player == 0
+    with pytest.raises(IllegalActionError, match="player_1: .*dig:03.* legal: wait"):
+        par.step({"player_0": 3, "player_1": 3, "player_2": WAIT})
+    with pytest.raises(IllegalActionError, match="player_0: .*wait"):
+        par.step({"player_0": WAIT, "player_1": WAIT, "player_2": WAIT})
+    par.step({"player_0": 3, "player_1": WAIT, "player_2": WAIT})
+    assert len(par.engine.bag) == 1
+
+
+def test_illegal_action_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="'illegal_action': allowed values are 'void', 'error'"):
+        dogpile_v0.parallel_env(illegal_action="penalty")
 
 
 def test_a_spot_freed_earlier_in_the_tick_is_still_not_the_later_dogs_to_use() -> None:

@@ -24,10 +24,11 @@ ILLEGAL_ACTION_MODES = ("error", "penalty")
 RESET_OPTIONS = ("deck",)
 
 
-def check_illegal_action_mode(value: str) -> None:
-    if value not in ILLEGAL_ACTION_MODES:
+def check_illegal_action_mode(value: str,
+                              allowed: tuple[str, ...] = ILLEGAL_ACTION_MODES) -> None:
+    if value not in allowed:
         raise ValueError(f"invalid value {value!r} for 'illegal_action': allowed values are "
-                         + ", ".join(map(repr, ILLEGAL_ACTION_MODES)))
+                         + ", ".join(map(repr, allowed)))
 
 
 def warn_unknown_options(options: dict[str, Any]) -> None:

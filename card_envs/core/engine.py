@@ -264,8 +264,15 @@ class Engine:
         a = integer_action(action)
         return a is not None and 0 <= a < self.num_actions and bool(self.legal_mask()[a])
 
-    def illegal_reason(self, action: Any) -> str:
-        legal = [self.action_names[a] for a in np.flatnonzero(self.legal_mask())]
+    def illegal_reason(self, action: Any, seat: int | None = None,
+                       mask: np.ndarray | None = None) -> str:
+        """Why ``action`` is not ``seat``'s to play under ``mask`` (by default: the player to
+        act and :meth:`legal_mask`; a simultaneous-move view passes each seat's own)."""
+        if seat is None:
+            seat = self.current_player
+        if mask is None:
+            mask = self.legal_mask()
+        legal = [self.action_names[a] for a in np.flatnonzero(mask)]
         shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
         a = integer_action(action)
         if a is None:
@@ -280,7 +287,7 @@ class Engine:
             )
         named = f"{a} ({self.action_names[a]})"
         return (
-            f"{self.name}: action {named} is not legal for player_{self.current_player} now; "
+            f"{self.name}: action {named} is not legal for player_{seat} now; "
             f"legal: {shown}"
         )
 

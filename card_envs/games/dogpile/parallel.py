@@ -9,10 +9,12 @@ would ask them in: rotating, or drawn per tick). Conflict resolution:
   but is no longer legal when its turn comes (the bone was dug, or the spot filled, by a dog
   earlier in the order) becomes ``wait``: the dog fumbles and loses the tick.
 * An action that was not legal at the start of the tick (masked out, out of range, or not an
-  integer; PettingZoo's ``parallel_seed_test`` samples actions without masks) also becomes
-  ``wait``. The actions dict itself must name every live agent and no other: a misspelt or
-  missing agent is an error, not a dog that waits.
-* Such a dog's ``infos[agent]["voided"]`` is True for that step.
+  integer) is the caller's mistake, not the dog's. With ``illegal_action="void"`` (the
+  default: PettingZoo's ``parallel_seed_test`` samples actions without masks) it also becomes
+  ``wait``; with ``illegal_action="error"`` the step raises ``IllegalActionError`` naming the
+  agent and its legal actions, before any dog moves. The actions dict itself must name every
+  live agent and no other: a misspelt or missing agent is an error, not a dog that waits.
+* A dog whose action became ``wait`` has ``infos[agent]["voided"]`` True for that step.
 
 When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
 after the same actions in the tick's order, but for memory: with forgetting (``memory`` not
@@ -20,8 +22,9 @@ after the same actions in the tick's order, but for memory: with forgetting (``m
 the tick's first observation; the AEC env decays each dog as it decides, after the moves before
 it in the tick, which it saw. Between rounds (the untimed SNIFF and shuffle) one
 dog decides per parallel step; every other dog's mask allows only ``wait`` and its action is
-ignored, and a masked-out action of the deciding dog is ignored too (nothing happens; such
-idle steps count towards the ``max_steps`` truncation).
+ignored (under ``illegal_action="error"`` it must be ``wait``), and a masked-out action of the
+deciding dog is ignored too (nothing happens; such idle steps count towards the ``max_steps``
+truncation), or raises under ``"error"``.
 """
 
 from __future__ import annotations
@@ -32,10 +35,19 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from card_envs.core.aec_env import reset_first, warn_unknown_options
+from card_envs.core.aec_env import (
+    IllegalActionError,
+    check_illegal_action_mode,
+    reset_first,
+    warn_unknown_options,
+)
 from card_envs.core.engine import integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
+
+#: What a step does with an action its agent's last mask did not allow: "void" turns it into
+#: ``wait`` (flagged in ``infos``), "error" raises.
+PARALLEL_ILLEGAL_ACTION_MODES = ("void", "error")
 
 
 class DogpileParallelEnv(ParallelEnv):
@@ -44,10 +56,13 @@ class DogpileParallelEnv(ParallelEnv):
     metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
                 "render_fps": RENDER_FPS, "is_parallelizable": True}
 
-    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "void",
+                 **config: Any) -> None:
         check_render_mode(render_mode)
+        check_illegal_action_mode(illegal_action, PARALLEL_ILLEGAL_ACTION_MODES)
         self.engine = DogpileEngine(**config)
         self.render_mode = render_mode
+        self.illegal_action = illegal_action
         n = self.engine.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -96,6 +111,8 @@ class DogpileParallelEnv(ParallelEnv):
                 raise reset_first("step")
             raise RuntimeError("step() called with no live agents; call reset()")
         self._check_keys(actions)
+        if self.illegal_action == "error":
+            self._check_legal(actions)
         n = engine.num_players
         rewards = np.zeros(n, dtype=np.float64)
         voided = [False] * n
@@ -152,6 +169,16 @@ class DogpileParallelEnv(ParallelEnv):
             unknown = [a for a in actions if a not in self.agents]
             raise ValueError(f"step() needs one action per live agent: missing {missing}, "
                              f"unknown {unknown}; live agents are {self.agents}")
+
+    def _check_legal(self, actions: dict[str, Any]) -> None:
+        """Every action must be one its agent's last mask allowed: checked for all dogs before
+        any moves, so a refused step leaves the game as it was."""
+        for agent in self.agents:
+            seat = self.agent_name_mapping[agent]
+            action = self._as_action(actions[agent])
+            if action < 0 or not self._masks[seat, action]:
+                reason = self.engine.illegal_reason(actions[agent], seat, self._masks[seat])
+                raise IllegalActionError(f"{agent}: {reason}")
 
     @staticmethod
     def _as_action(action: Any) -> int:
