@@ -483,6 +483,17 @@ def _csv_rows(path: Path, drop: tuple[str, ...] = ("elapsed", "fps")) -> list[di
         return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(f)]
 
 
+def _tensorboard_scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:
+    """Every scalar curve as TensorBoard draws it (across the folder's event files, purges
+    applied), but for wall-clock ones."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    return {tag: [(e.step, e.value) for e in events.Scalars(tag)]
+            for tag in events.Tags()["scalars"] if not tag.startswith("time/")}
+
+
 def _exact_config() -> Config:
     # One-hand episodes: many end within the run, so the episode metrics are not empty.
     data = game_config("roy", seed=5, env={"episode": "hand"})
@@ -542,6 +553,7 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
         assert torch.equal(a[key], b[key]), key
     assert _csv_rows(run / "progress.csv") == _csv_rows(uninterrupted_run / "progress.csv")
     assert _csv_rows(run / "eval.csv") == _csv_rows(uninterrupted_run / "eval.csv")
+    assert _tensorboard_scalars(run / "tb") == _tensorboard_scalars(uninterrupted_run / "tb")
 
 
 def test_snapshots_at_step_0_and_every_snapshot_every_steps(uninterrupted_run: Path) -> None:
@@ -601,6 +613,56 @@ def test_a_second_signal_aborts_and_handlers_are_restored(tmp_path: Path) -> Non
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     # The warm start was saved when learning began.
     assert torch.load(tmp_path / "checkpoint.pt", weights_only=False)["num_timesteps"] == 0
+
+
+def _signal_on_call(monkeypatch: pytest.MonkeyPatch, module: object, name: str,
+                    at_call: int) -> list[int]:
+    """Wraps ``module.name`` to send this process SIGINT on its ``at_call``-th call; returns
+    the call counter."""
+    calls = [0]
+    original = getattr(module, name)
+
+    def wrapped(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == at_call:
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, wrapped)
+    return calls
+
+
+@pytest.mark.parametrize("phase", ["collecting", "cloning"])
+def test_a_signal_during_the_warm_start_stops_it_at_once(phase: str, tmp_path: Path, capsys,
+                                                         monkeypatch) -> None:
+    """The warm start can take minutes: a signal stops it at the next lockstep decision or
+    minibatch, not when it ends. There is no checkpoint before it, so nothing is saved and
+    the CLI says how to start over."""
+    require_main_thread()
+    import training.pretrain as pretrain_module
+
+    if phase == "collecting":
+        # 40 games in lockstep: one step past the signal is at most 40 more decisions.
+        calls = _signal_on_call(monkeypatch, pretrain_module._Game, "record", 10)
+        limit = 10 + 40
+    else:
+        calls = _signal_on_call(monkeypatch, pretrain_module, "_evaluate", 1)
+        limit = 1
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(game_config(
+        "roy", pretrain={"games": 40, "epochs": 20, "batch_size": 8, "max_decisions": 10_000})))
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
+                    "--run-name", "w", "--no-progress"])
+    assert exit_info.value.code == 128 + signal.SIGINT
+    assert calls[0] <= limit
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+    run = tmp_path / "runs" / "roy" / "w"
+    assert not (run / "checkpoint.pt").exists() and not list(run.glob("*.zip"))
+    out = capsys.readouterr().out
+    assert "stopped by SIGINT during the warm start, before the first checkpoint" in out
+    assert "start it again: python -m training.train --config" in out and "--run-name w" in out
 
 
 def test_resume_after_sigkill(tmp_path: Path) -> None:

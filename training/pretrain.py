@@ -26,6 +26,16 @@ from training.actors import TorchPolicyActor
 from training.selfplay import reward_weights
 
 
+class WarmStartStopped(Exception):
+    """``should_stop`` said so: the warm start ends now, its work unsaved (there is no
+    checkpoint before it, and a shorter warm start would not replay an uninterrupted run)."""
+
+
+def _check_stop(should_stop: Callable[[], bool] | None) -> None:
+    if should_stop is not None and should_stop():
+        raise WarmStartStopped
+
+
 @dataclass
 class Demonstrations:
     observations: np.ndarray  # float32 (N, obs)
@@ -64,7 +74,7 @@ class _Game:
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
             seed: int, reward: str = "learner", reward_scale: float = 1.0,
             driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-            parallel: int = 64) -> Demonstrations:
+            parallel: int = 64, should_stop: Callable[[], bool] | None = None) -> Demonstrations:
     """Heuristic-vs-heuristic games; every decision with the decider's reward to come.
 
     With a ``driver`` (a batched actor: observations and masks of K positions in, K actions
@@ -73,7 +83,8 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
     mistakes lead to, which the teacher's games never show it. ``parallel`` games run in
     lockstep so that the driver decides for all of them in one call. Game g is dealt from the
     same seed however many run at once; decisions are stored game by game, so the last rows
-    are whole games (the held-out share in :func:`behaviour_clone`)."""
+    are whole games (the held-out share in :func:`behaviour_clone`). ``should_stop`` is asked
+    before each lockstep decision; True raises :class:`WarmStartStopped`."""
     engines = [make_engine(game, **env_config) for _ in range(max(1, min(parallel, games)))]
     n = engines[0].num_players
     size = engines[0].layout.size
@@ -93,6 +104,7 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
     obs = np.empty((len(engines), size), np.float32)
     masks = np.empty((len(engines), engines[0].num_actions), bool)
     while live:
+        _check_stop(should_stop)
         labels = []
         for k, g in enumerate(live):
             seat = g.engine.current_player
@@ -163,12 +175,12 @@ def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: tor
 
 
 def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch_size: int,
-                    learning_rate: float, seed: int,
-                    validation: float = 0.1) -> dict[str, float]:
+                    learning_rate: float, seed: int, validation: float = 0.1,
+                    should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
     """Fit the policy to the demonstrations and keep the epoch that predicts held-out games
     best (the last ``validation`` share of the decisions, i.e. of the games: many epochs on
     few games memorise them). Returns the last epoch's training loss and accuracy and the
-    kept epoch's held-out accuracy."""
+    kept epoch's held-out accuracy. ``should_stop`` is asked before each minibatch."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -189,6 +201,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         order = torch.randperm(n_fit, generator=gen)
         losses, hits = [], 0
         for start in range(0, n_fit, batch_size):
+            _check_stop(should_stop)
             idx = order[start:start + batch_size]
             values, log_prob = _evaluate(policy, x[idx], actions[idx], masks[idx], pre)
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(
@@ -228,19 +241,25 @@ def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
              batch_size: int, learning_rate: float, max_decisions: int,
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
-             dagger_rounds: int = 0, dagger_games: int = 0,
-             dagger_epochs: int = 2) -> dict[str, float]:
+             dagger_rounds: int = 0, dagger_games: int = 0, dagger_epochs: int = 2,
+             should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
     """Clone the heuristic's games, then ``dagger_rounds`` times add ``dagger_games`` games
     played by the policy so far (labelled by the heuristic) and train ``dagger_epochs`` more
-    on everything gathered. The held-out share is the newest games: the policy's own."""
+    on everything gathered. The held-out share is the newest games: the policy's own.
+    ``should_stop`` (asked often: a few decisions or one minibatch apart) returning True
+    raises :class:`WarmStartStopped`, leaving the policy part-trained."""
     start = time.time()
-    data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale)
-    stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed)
+    data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale,
+                   should_stop=should_stop)
+    stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed,
+                            should_stop=should_stop)
     for r in range(1, dagger_rounds + 1):
         model.policy.set_training_mode(False)
         more = collect(game, env_config, dagger_games, max_decisions, seed + r, reward,
-                       reward_scale, driver=policy_driver(model.policy, seed + r))
+                       reward_scale, driver=policy_driver(model.policy, seed + r),
+                       should_stop=should_stop)
         data = _joined(data, more)
-        stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate, seed + r)
+        stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate, seed + r,
+                                should_stop=should_stop)
     stats.update(decisions=len(data), seconds=round(time.time() - start, 1))
     return stats

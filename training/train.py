@@ -9,8 +9,8 @@ the random and heuristic agents every ``evaluation.every`` steps (keeping ``best
 writes an atomic checkpoint at step 0 (right after the warm start) and every
 ``training.checkpoint_every`` steps. All three happen at rollout boundaries, where the run's
 whole state is small and well defined, so ``--resume`` continues exactly as if never stopped.
-SIGINT and SIGTERM stop the run at the next rollout boundary, after a checkpoint (a second
-signal aborts). The end of a run evaluates ``best.zip`` and ``final.zip`` over
+SIGINT and SIGTERM stop the run at the next rollout boundary, after a checkpoint, or during
+the warm start at once, with nothing saved (a second signal aborts). The end of a run evaluates ``best.zip`` and ``final.zip`` over
 ``evaluation.final_games`` games per opponent.
 
 Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkpoint.pt``,
@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, configure
 
 from training.actors import TorchPolicyActor
 from training.checkpoint import (
@@ -54,7 +54,7 @@ from training.checkpoint import (
 from training.config import Config, ConfigError, load_config, save_config
 from training.evaluate import evaluate, plot_report
 from training.plots import plot_training_curve
-from training.pretrain import pretrain
+from training.pretrain import WarmStartStopped, pretrain
 from training.selfplay import SelfPlayVecEnv
 
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -85,6 +85,36 @@ class CsvLog:
             csv.DictWriter(f, self.columns).writerow(row)
 
 
+def tensorboard_logger(folder: Path, resume_state: dict[str, Any] | None) -> Logger:
+    """SB3's TensorBoard logger, continuing the checkpoint's curves on resume.
+
+    SB3 dumps at the end of each rollout, before the checkpoint at the same step; what the run
+    recorded after that dump (the update's losses, an evaluation) is still pending and comes
+    back from the checkpoint. What the interrupted run dumped after its checkpoint, TensorBoard
+    hides (``purge_step``): the resumed run logs those steps again, and two curves drawn over
+    each other would show work the run no longer has."""
+    logger = configure(str(folder), ["tensorboard"])
+    if resume_state is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        purge_step = resume_state["num_timesteps"] + 1
+        for output in logger.output_formats:
+            if isinstance(output, TensorBoardOutputFormat):
+                output.writer.close()
+                output.writer = SummaryWriter(log_dir=str(folder), purge_step=purge_step)
+        pending = resume_state.get("logger_pending", {})
+        logger.name_to_value.update(pending.get("values", {}))
+        logger.name_to_count.update(pending.get("counts", {}))
+        logger.name_to_excluded.update(pending.get("excluded", {}))
+    return logger
+
+
+def logger_pending(logger: Logger) -> dict[str, dict[str, Any]]:
+    """What ``logger`` recorded since its last dump (see :func:`tensorboard_logger`)."""
+    return {"values": dict(logger.name_to_value), "counts": dict(logger.name_to_count),
+            "excluded": dict(logger.name_to_excluded)}
+
+
 # -- stopping on SIGINT / SIGTERM ----------------------------------------------------------------
 class StopOnSignal:
     """While active, SIGINT and SIGTERM ask the run to stop at its next safe point instead of
@@ -103,6 +133,9 @@ class StopOnSignal:
     @property
     def name(self) -> str | None:
         return None if self.signum is None else signal.Signals(self.signum).name
+
+    def requested(self) -> bool:
+        return self.signum is not None
 
     def __enter__(self) -> StopOnSignal:
         if threading.current_thread() is threading.main_thread():
@@ -126,8 +159,8 @@ class StopOnSignal:
             self.signum = signum
             # os.write, not print: print may be mid-call in the interrupted code (reentrancy).
             os.write(2, f"\n{self.name}: the run stops at the next rollout boundary, after a "
-                        f"checkpoint (a warm start in progress finishes first); send it again "
-                        f"to abort now\n".encode())
+                        f"checkpoint (a warm start in progress stops at once, unsaved); send "
+                        f"it again to abort now\n".encode())
             return
         previous = self._previous.get(signum, signal.SIG_DFL)
         self._restore()
@@ -296,6 +329,7 @@ class SelfPlayCallback(BaseCallback):
             "last_episode_starts": model._last_episode_starts,
             "ep_info_buffer": list(model.ep_info_buffer or []),
             "ep_success_buffer": list(model.ep_success_buffer or []),
+            "logger_pending": logger_pending(model.logger),
             "wins": {kind: list(values) for kind, values in self.wins.items()},
             "venv": self.venv.state_dict(),
             "rng": rng_states(),
@@ -369,6 +403,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
 
     SIGINT or SIGTERM (in the main thread) stops it at the next rollout boundary after a
     checkpoint, without the closing evaluation: ``summary["stopped_by_signal"]`` names it.
+    During the warm start it stops at once, before any checkpoint exists, and
+    ``summary["stopped_in_warm_start"]`` is True.
     """
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
@@ -398,13 +434,25 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
             if cfg.pretrain.games:
                 # Optional warm start: clone the heuristic before self-play (pretrain.py).
                 pt = cfg.pretrain
-                pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
-                                          pt.batch_size, pt.learning_rate, pt.max_decisions,
-                                          seed=cfg.seed, reward=sp.reward,
-                                          reward_scale=sp.reward_scale,
-                                          dagger_rounds=pt.dagger_rounds,
-                                          dagger_games=pt.dagger_games,
-                                          dagger_epochs=pt.dagger_epochs)
+                started = time.time()
+                try:
+                    pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
+                                              pt.batch_size, pt.learning_rate,
+                                              pt.max_decisions, seed=cfg.seed,
+                                              reward=sp.reward, reward_scale=sp.reward_scale,
+                                              dagger_rounds=pt.dagger_rounds,
+                                              dagger_games=pt.dagger_games,
+                                              dagger_epochs=pt.dagger_epochs,
+                                              should_stop=stop_request.requested)
+                except WarmStartStopped:
+                    # Nothing to checkpoint yet: the run directory is started again next time.
+                    venv.close()
+                    return {"run_dir": str(run_dir), "num_timesteps": 0,
+                            "checkpoint_step": None,
+                            "elapsed_seconds": round(time.time() - started, 1),
+                            "stopped_by_time_limit": False,
+                            "stopped_by_signal": stop_request.name,
+                            "stopped_in_warm_start": True, "pretrain": {}}
                 print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
                       f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
                       f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
@@ -412,7 +460,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                       f"{pretrain_stats['seconds']:.0f} s")
             venv.pool.add(model.policy, 0)
         # (Only now: a checkpoint that fails to load leaves no new TensorBoard file behind.)
-        model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+        model.set_logger(tensorboard_logger(run_dir / "tb", state))
         callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state,
                                     stop_request=stop_request)
         # The warm start's wall time counts against the run's time limit.
@@ -587,8 +635,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     _print_summary(summary)
     if summary.get("stopped_by_signal"):
         name = summary["stopped_by_signal"]
-        print(f"stopped by {name} after a checkpoint at step {summary['checkpoint_step']}; "
-              f"continue with: python -m training.train --resume {shlex.quote(str(run_dir))}")
+        if summary.get("stopped_in_warm_start"):
+            print(f"stopped by {name} during the warm start, before the first checkpoint: "
+                  f"nothing to resume; {_restart(run_dir, cfg)}")
+        else:
+            print(f"stopped by {name} after a checkpoint at step {summary['checkpoint_step']}; "
+                  f"continue with: python -m training.train --resume "
+                  f"{shlex.quote(str(run_dir))}")
         raise SystemExit(128 + signal.Signals[name].value)  # the shell's code for a signal
     return summary
 
