@@ -100,6 +100,20 @@ def test_cli_writes_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture) 
     assert out.with_suffix(".png").stat().st_size > 1000
 
 
+def test_cli_default_output_never_overwrites(tmp_path: Path, monkeypatch,
+                                             capsys: pytest.CaptureFixture) -> None:
+    """The default name holds only the game and seed: a second evaluation with the same seed
+    gets the next free number instead of replacing the first."""
+    monkeypatch.chdir(tmp_path)
+    for agents in (["random", "heuristic"], ["heuristic", "random"]):
+        main(["--game", "roy", "--agents", *agents, "--games", "4", "--seed", "3"])
+    first = json.loads((tmp_path / "eval" / "roy-seed3.json").read_text())
+    second = json.loads((tmp_path / "eval" / "roy-seed3-2.json").read_text())
+    assert [first["matches"][0]["a"], second["matches"][0]["a"]] == ["random", "heuristic"]
+    assert (tmp_path / "eval" / "roy-seed3-2.png").exists()
+    assert "wrote eval/roy-seed3-2.json" in capsys.readouterr().out
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -321,7 +321,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
     parser.add_argument("--first-vs-rest", action="store_true",
                         help="only the first agent against each of the others")
-    parser.add_argument("--out", default=None, help="output prefix (default: eval/<game>-...)")
+    parser.add_argument("--out", default=None,
+                        help="output prefix (default: eval/<game>-seed<seed>, numbered -2, -3, "
+                             "... rather than overwrite an earlier evaluation)")
     args = parser.parse_args(argv)
 
     import torch
@@ -372,13 +374,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                       pairs=[(0, j) for j in range(1, len(args.agents))]
                       if args.first_vs_rest else None)
     print(format_table(report))
-    prefix = args.out or os.path.join("eval", f"{args.game}-seed{args.seed}")
+    prefix = args.out or _unused_prefix(os.path.join("eval", f"{args.game}-seed{args.seed}"))
     os.makedirs(os.path.dirname(prefix) or ".", exist_ok=True)
     with open(prefix + ".json", "w") as f:
         json.dump(report, f, indent=2)
     plot_report(report, prefix + ".png")
     print(f"\nwrote {prefix}.json and {prefix}.png")
     return report
+
+
+def _unused_prefix(base: str) -> str:
+    """``base``, or ``base-2``, ``base-3``, ...: the first whose .json and .png do not exist.
+    The default name says only the game and seed, and evaluations of different agents with the
+    same seed are common; an explicit ``--out`` is the user's to overwrite."""
+    prefix, k = base, 1
+    while os.path.exists(prefix + ".json") or os.path.exists(prefix + ".png"):
+        k += 1
+        prefix = f"{base}-{k}"
+    return prefix
 
 
 if __name__ == "__main__":
