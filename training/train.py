@@ -10,8 +10,8 @@ writes an atomic checkpoint at step 0 (right after the warm start) and every
 ``training.checkpoint_every`` steps. All three happen at rollout boundaries, where the run's
 whole state is small and well defined, so ``--resume`` continues exactly as if never stopped.
 SIGINT and SIGTERM stop the run at the next rollout boundary, after a checkpoint, or during
-the warm start at once, with nothing saved (a second signal aborts). The end of a run evaluates ``best.zip`` and ``final.zip`` over
-``evaluation.final_games`` games per opponent.
+the warm start at once, with nothing saved (a second signal aborts). The end of a run
+evaluates ``best.zip`` and ``final.zip`` over ``evaluation.final_games`` games per opponent.
 
 Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkpoint.pt``,
 ``latest.zip`` / ``best.zip`` / ``final.zip``, ``progress.csv`` and ``eval.csv`` (metrics),
