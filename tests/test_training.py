@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -544,6 +545,9 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
         summary = train(cfg, run, progress=False, extra_callbacks=[callback])
         stopped_by = "SIGINT" if isinstance(callback, SignalAt) else None
         assert summary["stopped_by_signal"] == stopped_by
+        if stopped_by:  # the run ends at its checkpoint, and so does final.zip
+            assert summary["num_timesteps"] == summary["checkpoint_step"] == checkpoint_step
+            assert MaskablePPO.load(run / "final.zip").num_timesteps == checkpoint_step
     assert signal.getsignal(signal.SIGINT) is handler  # train() put the handler back
     assert torch.load(run / "checkpoint.pt", weights_only=False)["num_timesteps"] == checkpoint_step
     train(cfg, run, resume=True, progress=False)

@@ -476,6 +476,10 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                 if callback.last_eval < model.num_timesteps:
                     callback.evaluate(model.num_timesteps)  # the curve's last point
                 callback.checkpoint()  # after train(): a rollout boundary, exact to resume from
+            elif callback.stop:
+                # SB3 steps the envs once before a callback can stop it; that step is never
+                # trained on, and a resume starts from the checkpoint: the run ends there.
+                model.num_timesteps = callback.last_checkpoint
         save_model(model, run_dir / "final.zip")
     signalled = stop_request.name
     summary = {"run_dir": str(run_dir), "num_timesteps": model.num_timesteps,
