@@ -364,6 +364,27 @@ def test_ten_pair_holder_takes_a_stolen_five_extra_turn_and_nine_pair() -> None:
     assert engine.current_player == 2  # then on from the matcher, seat 1
 
 
+def test_ten_pair_of_a_player_who_is_out_takes_no_match() -> None:
+    """RULES.md, Play: "Kept pairs of a player who is out do nothing more" (Ten: interpretation
+    14). Seat 0 keeps the Tens, then gives its last six tokens away; seat 1's mixed Fives are
+    seat 1's own: it reveals the cross and plays again, and seat 0 keeps its Ten pair."""
+    engine = deal({"a2": "TC", "a3": "TD", "c1": "2S", "c2": "3S", "d1": "4S", "d2": "6S",
+                   "b1": "QC", "b2": "QD", "b3": "5C", "b4": "5H"})
+    engine.tokens[0], engine.bank = 6, engine.bank + 14
+    play(engine, "cell:a2", "cell:a3")  # seat 0 keeps the Tens
+    play(engine, "cell:c1", "cell:c2", "nomatch:show")  # seat 1
+    play(engine, "cell:d1", "cell:d2", "nomatch:show")  # seat 2
+    play(engine, "cell:b1", "cell:b2", "target:+0", "target:+1")  # seat 0 gives 6 to seat 1
+    assert engine.tokens == [0, 26, 20] and engine.active == [False, True, True]
+    assert engine.kept[0] == [[TEN_PAIR, *ids("TC", "TD")]] and engine.current_player == 1
+    play(engine, "cell:b3", "cell:b4")  # seat 1's mixed Fives
+    assert engine.phase == FIVE_CROSS and engine.current_player == engine.effect_owner == 1
+    play(engine, "cell:e4")
+    assert engine.current_player == engine.turn_owner == 1 and engine.phase == PICK1
+    assert engine.kept[0] == [[TEN_PAIR, *ids("TC", "TD")]]
+    assert view(engine, 1)["ten_pairs"].tolist() == [0.0, 0.0, 0.25]  # seat 0, still kept
+
+
 def test_jack_equalises_two_players_and_the_odd_token_goes_to_the_bank() -> None:
     engine = deal({"a2": "JC", "a3": "JD"})
     engine.tokens, engine.bank = [20, 30, 9], 31

@@ -385,9 +385,9 @@ def test_bone_in_motion_at_the_buzzer_stays_in_the_paw() -> None:
 
 
 # -- SNIFF ------------------------------------------------------------------------------------
-def _sniff_scenario(**config: Any) -> DogpileEngine:
+def _sniff_to_shuffle(**config: Any) -> DogpileEngine:
     """Round 1: player_0 loots KH, player_1 QH, player_2 nothing; player_1 showed 7S at slot
-    30. player_2 sniffs slots 30, 40, 41; player_0 (its left) puts them on 0, 1, 30."""
+    30. player_2 sniffs slots 30, 40, 41 and hands them to player_0 (its left) to put back."""
     e = engine({0: "KH", 1: "QH", 30: "7S", 40: "2D", 41: "9C"}, **SHORT, **config)
     turn(e, 0, "dig:00")
     turn(e, 1, "dig:30")
@@ -404,6 +404,12 @@ def _sniff_scenario(**config: Any) -> DogpileEngine:
     bag = observation(e, 2)["sniff_bag"].reshape(3, 19)
     assert bag[:, 0].tolist() == [1, 1, 1] and not bag[:, 1:].any()  # handed on, face down
     assert e.phase == SHUFFLE and e.current_player == 0
+    return e
+
+
+def _sniff_scenario(**config: Any) -> DogpileEngine:
+    """The sniff of ``_sniff_to_shuffle``; player_0 puts the bones on 0, 1, 30."""
+    e = _sniff_to_shuffle(**config)
     for slot in (0, 1, 30):
         act(e, 0, f"down:{slot:02d}")
     assert e.phase == PLAY and e.round_index == 1
@@ -510,6 +516,33 @@ def test_shuffler_sees_bones_option() -> None:
     for slot in (0, 1, 30):
         assert code_at(pile_row(e, 0, slot)[2:]) == card_code(int(e.pile[slot]))
         assert pile_row(e, 1, slot)[2:].sum() < 1.0
+
+
+def test_the_shuffler_puts_the_sniffed_bones_back_unseen() -> None:
+    """SNIFF: the dog to the left "shuffles them and puts them back separately face-down";
+    interpretation 12: it puts them back unseen (`shuffler_sees_bones=False`, the default).
+    Deals that differ only in which bone the shuffle put where look the same to the shuffler,
+    at each of its placements and after them; with the option they look different."""
+    def shuffler_views(seed: int, **config: Any) -> tuple[tuple[str, ...], list[np.ndarray]]:
+        """Which bone landed on 0, 1, 30, and player_0's observations around each placement."""
+        e = _sniff_to_shuffle(seed=seed, **config)
+        views = []
+        for slot in (0, 1, 30):
+            views.append(e.observation(0))
+            act(e, 0, f"down:{slot:02d}")
+        views.append(e.observation(0))
+        return tuple(card_code(int(e.pile[t])) for t in (0, 1, 30)), views
+
+    unseen = dict(shuffler_views(seed) for seed in range(8))
+    assert len(unseen) >= 3, "the seeds shuffle the bones too few ways"
+    first, *others = unseen.values()
+    for views in others:
+        for a, b in zip(first, views, strict=True):
+            np.testing.assert_array_equal(a, b)
+    seen = dict(shuffler_views(seed, shuffler_sees_bones=True) for seed in range(8))
+    assert seen.keys() == unseen.keys()
+    assert len({views[0].tobytes() for views in seen.values()}) == 1  # nothing down yet
+    assert len({views[-1].tobytes() for views in seen.values()}) == len(seen)
 
 
 def test_digging_a_sniffed_spot_narrows_the_rest() -> None:

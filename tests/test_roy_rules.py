@@ -395,6 +395,28 @@ def test_forgetting_probability_is_between() -> None:
     assert 0 < np.mean(kept) < 3
 
 
+def test_a_reshuffle_of_the_discard_pile_clears_the_memory() -> None:
+    """RULES.md, Memory: "A reshuffle of the discard pile clears the memory (those cards are
+    back in the deck)"; interpretation 7: "Empty deck: reshuffle all but the top discard"."""
+    e = roy([EXAMPLE, FILLER], "2H")
+    while e.deck:  # the deck into seat 0's hand: the next draw must reshuffle
+        e._give(0, e.deck.pop())
+    e._after_load()
+    e.check_invariants()
+    play(e, "play:2S", "play:3S", "play:3C", "play:4C", "end")
+    buried = {card_id(c) for c in ["2H", "2S", "3S", "3C"]}
+    assert _memory_plane(e, 0) == buried and _memory_plane(e, 1) == buried
+    hand_before = set(e.hands[1])
+    assert legal_names(e) == {"draw"}  # seat 1 (diamonds only on the 4C) must draw: deck empty
+    play(e, "draw")
+    drawn = set(e.hands[1]) - hand_before
+    assert e.discard == [card_id("4C")]  # the top discard stays
+    assert len(drawn) == 1 and drawn < buried  # drawn from the reshuffled discards
+    assert set(e.deck) == buried - drawn
+    assert _memory_plane(e, 0) == set() and _memory_plane(e, 1) == set()
+    assert (e.tracker.known < 0).all()
+
+
 def test_observation_layout_fields() -> None:
     e = roy([EXAMPLE, FILLER], "2H")
     obs = np.empty(e.layout.size, np.float32)

@@ -594,10 +594,15 @@ class DogpileEngine(CachedViews, Engine):
                 points += BONEATHON_BONUS
         return points
 
+    def _blackjaw_seats(self) -> list[int]:
+        """Dogs with BLACKJAW: "a full loot (9 bones)" and a total "under 21 points" (one rule
+        for the winners and for ``result()``)."""
+        return [s for s in range(self.num_players)
+                if self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT]
+
     def _winners(self) -> list[int]:
         n = self.num_players
-        blackjaw = [s for s in range(n)
-                    if self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT]
+        blackjaw = self._blackjaw_seats()
         if blackjaw:
             best = min(self.totals[s] for s in blackjaw)
             return [s for s in blackjaw if self.totals[s] == best]
@@ -1306,8 +1311,7 @@ class DogpileEngine(CachedViews, Engine):
         out.update(
             totals=list(self.totals), bones=list(self.bones),
             round_loot=[list(r) for r in self.round_history],
-            blackjaw=[s for s in range(self.num_players)
-                      if self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT],
+            blackjaw=self._blackjaw_seats(),
             boneathon_by=list(self.boneathon_by),
         )
         return out
