@@ -27,6 +27,9 @@ def test_pettingzoo_parallel_api_and_seed(config: dict) -> None:
         warnings.filterwarnings("ignore", message=r"reset option\(s\)")
         parallel_api_test(dogpile_v0.parallel_env(**config), num_cycles=400)
         parallel_seed_test(lambda: dogpile_v0.parallel_env(**config), num_cycles=200)
+        # The api test samples within the masks: every action it sends is legal.
+        parallel_api_test(dogpile_v0.parallel_env(illegal_action="error", **config),
+                          num_cycles=400)
 
 
 def _target(action: int) -> int:
