@@ -385,6 +385,20 @@ def test_no_memory_forgets_after_own_decision() -> None:
     assert _memory_plane(e, 1) == {card_id("3S")}
 
 
+def test_a_reshuffle_clears_the_memory_of_buried_discards() -> None:
+    """RULES.md, Memory: "A reshuffle of the discard pile clears the memory (those cards are
+    back in the deck)"."""
+    e = roy([EXAMPLE, FILLER], "2H")
+    play(e, "play:2S", "play:3S", "end")
+    assert _memory_plane(e, 0) == {card_id("2H"), card_id("2S")}
+    while e.deck:  # the deck into seat 1's hand: its next draw reshuffles the discards
+        e._give(1, e.deck.pop())
+    e._draw(1, 1)
+    assert len(e.discard) == 1 and e.deck
+    assert _memory_plane(e, 0) == set() and _memory_plane(e, 1) == set()
+    e.check_invariants()
+
+
 def test_forgetting_probability_is_between() -> None:
     kept = []
     for seed in range(40):
