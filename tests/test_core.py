@@ -71,6 +71,13 @@ def test_config_errors_name_key_and_allowed_values() -> None:
         resolve_config("g", OPTS, {"num_players": True})  # True == 1 must not sneak through
     with pytest.raises(ValueError, match=r"'target': expected an integer >= 1"):
         resolve_config("g", OPTS, {"target": 0})
+    # Among choices that hold 0 and 1 (a seat, a flag), a bool is not a seat, nor 1 a flag.
+    mixed = {"dealer": Option("random", "", choices=("random", 0, 1)),
+             "flag": Option(False, "", choices=(False, True))}
+    with pytest.raises(ValueError, match="'dealer'"):
+        resolve_config("g", mixed, {"dealer": True})
+    with pytest.raises(ValueError, match="'flag'"):
+        resolve_config("g", mixed, {"flag": 1})
 
 
 def test_memory_option_takes_a_forget_probability_in_0_1() -> None:
@@ -295,6 +302,27 @@ def test_gym_env_opponent_list_and_callable() -> None:
         CardGymEnv("roy", opponent=["random"], num_players=3)
     with pytest.raises(ValueError, match="learner_seat"):
         CardGymEnv("roy", learner_seat=5)
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_gym_env_opponent_list_is_in_seat_order_skipping_the_learner(learner_seat: int) -> None:
+    acted: dict[str, set[int]] = {"first": set(), "second": set()}
+
+    def recorder(name: str):
+        def act(obs, mask):
+            acted[name].add(env.engine.current_player)
+            return int(np.flatnonzero(mask)[0])
+        return act
+
+    env = CardGymEnv("roy", opponent=[recorder("first"), recorder("second")], num_players=3,
+                     learner_seat=learner_seat)
+    obs, info = env.reset(seed=0)
+    for _ in range(30):
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if term or trunc:
+            obs, info = env.reset()
+    first, second = [s for s in range(3) if s != learner_seat]
+    assert acted == {"first": {first}, "second": {second}}
 
 
 def test_gym_env_illegal_action_modes() -> None:

@@ -298,12 +298,15 @@ def test_nine_shield_covers_being_the_queens_giver() -> None:
     assert {card_id("9C"), card_id("9D")} <= set(engine.discard)
 
 
-def test_nine_shield_of_the_richer_jack_player_cancels_the_jack() -> None:
-    """RULES.md, Nine: the richer of the Jack's two players loses; its shield cancels it."""
+@pytest.mark.parametrize("chosen", [("target:+2", "target:+1"), ("target:+1", "target:+2")],
+                         ids=["richer-first", "richer-second"])
+def test_nine_shield_of_the_richer_jack_player_cancels_the_jack(chosen: tuple[str, str]) -> None:
+    """RULES.md, Nine: the richer of the Jack's two players loses; its shield cancels it,
+    whichever of the two was chosen first."""
     engine = deal({"a2": "9C", "a3": "9D", "b1": "JC", "b2": "JD"})
     engine.tokens, engine.bank = [30, 20, 10], 30
     play(engine, "cell:a2", "cell:a3")
-    play(engine, "cell:b1", "cell:b2", "target:+2", "target:+1")  # seat 0 (richer) and seat 2
+    play(engine, "cell:b1", "cell:b2", *chosen)  # seat 0 (richer, shielded) and seat 2
     assert engine.tokens == [30, 20, 10] and engine.kept[0] == []
 
 
@@ -350,6 +353,20 @@ def test_ten_pair_is_not_taken_by_its_owners_own_match() -> None:
     engine._start_turn(0, False)
     play(engine, "cell:b1", "cell:b2", "target:+0")
     assert engine.tokens == [32, 20] and len(engine.kept[0]) == 1
+
+
+def test_a_stolen_eight_skips_the_player_after_the_ten_pairs_holder() -> None:
+    """RULES.md, Ten: the holder takes the whole effect: "its Eight skips the player after the
+    holder", here the matcher itself, not the player after the matcher."""
+    engine = deal({"a2": "TC", "a3": "TD", "b1": "8C", "b2": "8D", "c1": "2S", "c2": "3S",
+                   "d1": "4S", "d2": "5S", "e1": "6S", "e2": "7H"}, num_players=4)
+    play(engine, "cell:a2", "cell:a3")  # seat 0 keeps the Tens
+    play(engine, "cell:b1", "cell:b2")  # seat 1's mixed Eights: seat 0's effect
+    assert engine.skips == [0, 1, 0, 0] and engine.current_player == 2
+    play(engine, "cell:c1", "cell:c2", "nomatch:show")  # seat 2
+    play(engine, "cell:d1", "cell:d2", "nomatch:show")  # seat 3
+    play(engine, "cell:e1", "cell:e2", "nomatch:show")  # seat 0
+    assert engine.current_player == 2 and engine.skips == [0, 0, 0, 0]  # seat 1 skipped
 
 
 def test_ten_pair_holder_takes_a_stolen_five_extra_turn_and_nine_pair() -> None:
@@ -456,6 +473,23 @@ def test_effects_that_need_face_down_cards_are_skipped_without_them() -> None:
     play(engine, "cell:a2", "cell:a3", "target:+0")  # gain; the loss goes to seat 1 by itself
     assert engine.tokens == [21, 19]
     assert engine.current_player == 1  # nothing to reveal: the effect ends
+
+
+def test_the_aces_and_the_sixs_reveals_choose_face_down_cards_only() -> None:
+    """RULES.md, Mixed Chart: "Reveal" and "look" only ever choose face-down cards (a face-up
+    card is already seen by all)."""
+    engine = deal({"a2": "AC", "a3": "AH", "c1": "2S", "c2": "3S", "b1": "6C", "b2": "6D",
+                   "d4": "QS"})
+    play(engine, "cell:c1", "cell:c2", "nomatch:show")  # seat 0: 2S and 3S stay face up
+    play(engine, "cell:a2", "cell:a3", "target:+0", "target:+1")  # seat 1's mixed Aces
+    assert engine.phase == ACE_REVEAL
+    names = legal_names(engine)
+    assert "cell:d4" in names and not {"cell:c1", "cell:c2"} & names
+    play(engine, "cell:d4")
+    play(engine, "cell:b1", "cell:b2")  # seat 2's mixed Sixes
+    assert engine.phase == SIX_REVEAL
+    names = legal_names(engine)
+    assert "cell:d4" in names and not {"cell:c1", "cell:c2"} & names
 
 
 def test_a_skip_waits_for_the_next_regular_turn_and_is_observed() -> None:

@@ -278,6 +278,21 @@ def test_vecenv_zero_sum_rewards_pay_the_learner_its_margin() -> None:
         assert np.delete(weights, learner).tolist() == [-1.0, -1.0]
 
 
+def test_a_shared_win_counts_one_over_k_in_the_win_rates() -> None:
+    """The win an episode reports (the training win rates, ``is_success``) scores as the
+    evaluation does: 1 for a sole win, 1/k for a k-way shared win, 0 otherwise."""
+    env = SelfPlayVecEnv("roy", {"num_players": 3}, 1, {"random": 1.0}, seed=0)
+    env.reset()
+    learner = int(env.learner[0])
+    others = [s for s in range(3) if s != learner]
+    for winners, win in (([learner], 1.0), ([learner, others[0]], 0.5), (others, 0.0)):
+        engine = env.engines[0]
+        engine.reset()
+        engine.finish(winners)
+        info = env._finish(0, 0.0)
+        assert info["win"] == win and info["is_success"] == (win > 0)
+
+
 def test_vecenv_losses_on_opponent_moves_reach_the_learner() -> None:
     env = SelfPlayVecEnv("roy", {}, 16, {"heuristic": 1.0}, seed=1)
     env.reset()

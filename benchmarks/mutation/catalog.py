@@ -1,0 +1,820 @@
+"""The mutants of the mutation audit (``run.py``), as data.
+
+Each :class:`Mutant` is one small, plausible bug in a real rule or contract: a comparison off
+by one, the wrong seat charged or shown something, a config option ignored, memory that does
+not follow a card, a resume that forgets part of its state. ``old`` is an exact snippet of the
+file at ``path`` that must occur there exactly once (the runner refuses a catalog that no
+longer fits the code, naming the entry); ``new`` replaces it. ``tests`` are the pytest files or
+node ids that catch it, the narrowest that do, so that the whole audit stays a few minutes:
+rules files that run in a second or two are named whole, slower files by test function.
+
+An ``equivalent`` mutant is known not to change behaviour (its reason says why); it is kept,
+run and reported apart, so the reasoning stays checked as the code changes.
+
+To add a mutant: pick the rule (RULES.md beside each engine), write the entry, and find the
+tests that catch it with ``python benchmarks/mutation/run.py --id <id>`` (start from the
+area's rules file). A mutant no test catches is a gap: write the test, then the entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The catalog's grouping (``run.py --area``).
+AREAS = ("roy", "memory_uno", "mega_memory", "deluxe_memory", "dogpile", "core", "training")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    area: str
+    path: str  # repository-relative
+    old: str  # occurs exactly once in ``path``
+    new: str
+    tests: tuple[str, ...]  # pytest files or node ids
+    why: str  # the plausible bug it models
+    equivalent: str | None = None  # why it cannot change behaviour, if it cannot
+
+
+ROY = "card_envs/games/roy/engine.py"
+MEMORY_UNO = "card_envs/games/memory_uno/engine.py"
+MEGA = "card_envs/games/mega_memory/engine.py"
+GROUPING = "card_envs/games/mega_memory/grouping.py"
+DELUXE = "card_envs/games/deluxe_memory/engine.py"
+DOGPILE = "card_envs/games/dogpile/engine.py"
+ENGINE = "card_envs/core/engine.py"
+KNOWLEDGE = "card_envs/core/knowledge.py"
+CONFIG = "card_envs/core/config.py"
+AEC_ENV = "card_envs/core/aec_env.py"
+GYM_ENV = "card_envs/core/gym_env.py"
+SELFPLAY = "training/selfplay.py"
+EVALUATE = "training/evaluate.py"
+TRAIN = "training/train.py"
+CHECKPOINT = "training/checkpoint.py"
+
+# Test files fast enough to run whole (a second or two each).
+T_ROY = "tests/test_roy_rules.py"
+T_MEMORY_UNO = "tests/test_memory_uno_rules.py"
+T_GROUPING = "tests/test_mega_memory_grouping.py"
+T_MEGA = "tests/test_mega_memory_rules.py"
+T_CHART = "tests/test_deluxe_memory_chart.py"
+T_DELUXE = "tests/test_deluxe_memory_rules.py"
+T_DOGPILE = "tests/test_dogpile_rules.py"
+
+CATALOG: tuple[Mutant, ...] = (
+    # -- ROY ---------------------------------------------------------------------------------------
+    Mutant(
+        id="roy-continue-any-higher",
+        area="roy",
+        path=ROY,
+        old=("            for c in hand:\n"
+             "                if RANK_OF[c] == rank or c == nxt:\n"),
+        new=("            for c in hand:\n"
+             "                if RANK_OF[c] == rank or (SUIT_OF[c] == SUIT_OF[top]\n"
+             "                                          and HIGH_OF[c] > HIGH_OF[top]):\n"),
+        tests=(T_ROY,),
+        why="a continuing card may be any higher card of the suit, not only the next one",
+    ),
+    Mutant(
+        id="roy-aces-wrap",
+        area="roy",
+        path=ROY,
+        old="-1 if RANK_OF[c] == ACE else (c - 12",
+        new="c + 1 if RANK_OF[c] == ACE else (c - 12",
+        tests=(T_ROY,),
+        why="Aces also low: A 2 3 continues as a run (the text: 'not A, 2, 3')",
+    ),
+    Mutant(
+        id="roy-king-drops-ace-penalty",
+        area="roy",
+        path=ROY,
+        old="penalty = KING_DRAW + 2 * self.ace_chain",
+        new="penalty = KING_DRAW",
+        tests=(T_ROY,),
+        why="the King of Spades' victim draws seven but not the Ace penalty it cannot answer",
+    ),
+    Mutant(
+        id="roy-wild-jack-own-suit",
+        area="roy",
+        path=ROY,
+        old="self.announced_suit = offset % 4",
+        new="self.announced_suit = offset // 4",
+        tests=(T_ROY,),
+        why="a wild Jack announces its own suit, not the suit the player chose",
+    ),
+    Mutant(
+        id="roy-scores-reset-each-hand",
+        area="roy",
+        path=ROY,
+        old="self.scores[seat] += points",
+        new="self.scores[seat] = points",
+        tests=(T_ROY,),
+        why="a hand's points replace the winner's total instead of adding to it",
+    ),
+    Mutant(
+        id="roy-target-strict",
+        area="roy",
+        path=ROY,
+        old="self.scores[seat] >= self.target",
+        new="self.scores[seat] > self.target",
+        tests=(T_ROY,),
+        why="reaching the target score exactly does not win the game",
+    ),
+    Mutant(
+        id="roy-dealer-passes-right",
+        area="roy",
+        path=ROY,
+        old="self.dealer = (self.dealer + 1) % self.num_players",
+        new="self.dealer = (self.dealer - 1) % self.num_players",
+        tests=(T_ROY,),
+        why="the deal passes right, not left, between hands (3+ players)",
+    ),
+    Mutant(
+        id="roy-draw-when-able-ignored",
+        area="roy",
+        path=ROY,
+        old=('if not playable or self.config["draw_when_able"] and (self.deck or'
+             " len(self.discard) > 1):"),
+        new="if not playable:",
+        tests=(T_ROY,),
+        why="the draw_when_able option is ignored",
+    ),
+    Mutant(
+        id="roy-reshuffle-keeps-memory",
+        area="roy",
+        path=ROY,
+        old=("                self.deck = buried\n"
+             "                self.tracker.known.fill(-1)\n"),
+        new="                self.deck = buried\n",
+        tests=(T_ROY,),
+        why="after a reshuffle seats still remember buried discards that are back in the deck",
+    ),
+    Mutant(
+        id="roy-opponent-size-wrong-seat",
+        area="roy",
+        path=ROY,
+        old="views[other, base + (seat - other) % n] = size / 52.0",
+        new="views[other, base + (other - seat) % n] = size / 52.0",
+        tests=(T_ROY,),
+        why="an opponent's hand size shows in another opponent's place (3+ players)",
+    ),
+    Mutant(
+        id="roy-blocked-hand-late",
+        area="roy",
+        path=ROY,
+        old="if self.stalled_turns >= self.num_players:",
+        new="if self.stalled_turns > self.num_players:",
+        tests=(T_ROY,),
+        why="a blocked hand is declared one empty draw late",
+        equivalent=("unreachable: drawing nothing leaves every card but the top in hands, so"
+                    " a Jack holder, who can always discard, is in any full round of seats"
+                    " (an Ace penalty always draws the cards under the Ace)"),
+    ),
+    # -- Memory-Uno --------------------------------------------------------------------------------
+    Mutant(
+        id="mu-hundred-no-drop",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="DROPS = {50: 0, 100: 50}",
+        new="DROPS = {50: 0}",
+        tests=(T_MEMORY_UNO,),
+        why="a total landing exactly on 100 does not drop to 50",
+    ),
+    Mutant(
+        id="mu-tied-call-succeeds",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="if points[caller] >= min(points[:caller] + points[caller + 1:]):",
+        new="if points[caller] > min(points[:caller] + points[caller + 1:]):",
+        tests=(T_MEMORY_UNO,),
+        why="a caller tied for the lowest hand escapes the 30-point penalty",
+    ),
+    Mutant(
+        id="mu-failed-call-option-ignored",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="gains[caller] = CALL_PENALTY + (points[caller] if self._on_top else 0)",
+        new="gains[caller] = CALL_PENALTY + points[caller]",
+        tests=(T_MEMORY_UNO,),
+        why="failed_call='instead' is ignored: a failed caller always scores hand + 30",
+    ),
+    Mutant(
+        id="mu-red-king-no-rank-match",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="MATCH_RANK: list[int] = [RED_KING - 1 if k == RED_KING else k for k in KIND_OF]",
+        new="MATCH_RANK: list[int] = list(KIND_OF)",
+        tests=(T_MEMORY_UNO,),
+        why="a red King does not match a black King when thrown (match='rank')",
+    ),
+    Mutant(
+        id="mu-window-placer-first",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="[(placer + k) % n for k in range(1, n + 1)]",
+        new="[(placer + k) % n for k in range(n)]",
+        tests=(T_MEMORY_UNO,),
+        why="a reaction window asks the placer first instead of the seat to its left",
+    ),
+    Mutant(
+        id="mu-lock-survives-draw",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old='            self._lock(-1)  # "until ... a new card has been drawn"\n',
+        new="",
+        tests=(T_MEMORY_UNO,),
+        why="drawing from the deck does not lift the stack lock",
+    ),
+    Mutant(
+        id="mu-wrong-throw-private",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("        self._see_all(slot, card)\n"
+             "        self._add_card(seat, self._draw_card())"),
+        new=("        self._see(slot, card, seat)\n"
+             "        self._add_card(seat, self._draw_card())"),
+        tests=(T_MEMORY_UNO,),
+        why="a wrong throw shows the card to the thrower only, not to everyone",
+    ),
+    Mutant(
+        id="mu-full-hand-may-throw",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("            if self.hand_count[seat] < SLOTS:\n"
+             "                tb = self.throw_base"),
+        new=("            if self.hand_count[seat] <= SLOTS:\n"
+             "                tb = self.throw_base"),
+        tests=(T_MEMORY_UNO,),
+        why="a seat holding 8 cards may throw, with no room for a penalty card",
+    ),
+    Mutant(
+        id="mu-grave-card-discardable",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="            if phase == DRAWN and not self.drawn_from_grave:",
+        new="            if phase == DRAWN:",
+        tests=(T_MEMORY_UNO,),
+        why="a card taken from the graveyard may be discarded for its effect",
+    ),
+    Mutant(
+        id="mu-deck-draw-leaks",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="            self._drawn_v[self.turn_player, KIND_OF[card]] = 1.0",
+        new="            self._drawn_v[:, KIND_OF[card]] = 1.0",
+        tests=(T_MEMORY_UNO,),
+        why="a card drawn from the deck shows in every seat's observation",
+    ),
+    Mutant(
+        id="mu-elimination-at-100",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="max(totals) > ELIMINATION",
+        new="max(totals) >= ELIMINATION",
+        tests=(T_MEMORY_UNO,),
+        why="a total of exactly 100 ends the game ('whoever exceeds 100')",
+        equivalent="no total is ever exactly 100 when checked: landing on 100 drops it to 50 first",
+    ),
+    # -- Mega Mem-Ory ------------------------------------------------------------------------------
+    Mutant(
+        id="mm-long-run-points",
+        area="mega_memory",
+        path=GROUPING,
+        old="return 5 + 3 * (n - 4)",
+        new="return 5 + 2 * (n - 4)",
+        tests=(T_GROUPING,),
+        why="a run beyond four cards gains two points per extra card, not three",
+    ),
+    Mutant(
+        id="mm-king-ace-pair",
+        area="mega_memory",
+        path=GROUPING,
+        old="(SUIT_OF[a] == SUIT_OF[b] and abs(a - b) == 1)",
+        new="(SUIT_OF[a] == SUIT_OF[b] and abs(a - b) in (1, 12))",
+        tests=(T_GROUPING,),
+        why="K-A of one suit counts as a run pair (Aces are always low)",
+    ),
+    Mutant(
+        id="mm-run-walks-past-ace",
+        area="mega_memory",
+        path=GROUPING,
+        old="for _ in range(RANK_OF[low_card]):  # down to the Ace",
+        new="for _ in range(12):  # down to the Ace",
+        tests=(T_MEGA,),
+        why="a centre run extends below the Ace into the previous suit's King",
+    ),
+    Mutant(
+        id="mm-first-card-scores-after-flip",
+        area="mega_memory",
+        path=MEGA,
+        old="for piles in scoring_piles((second,), self._rank_piles, self._pile_of):",
+        new="for piles in scoring_piles((first,), self._rank_piles, self._pile_of):",
+        tests=(T_MEGA,),
+        why="after a side flip the first card still scores alone (the IMPORTANT NOTE)",
+    ),
+    Mutant(
+        id="mm-dig-stops-after-a-join",
+        area="mega_memory",
+        path=MEGA,
+        old=("            self.phase = DIG\n"
+             "            if self.discard:\n"
+             "                return\n"),
+        new="            self.phase = DIG\n",
+        tests=(T_MEGA,),
+        why="a card dug into a discard-pile score ends the dig: the player cannot dig further",
+    ),
+    Mutant(
+        id="mm-keep-swapped",
+        area="mega_memory",
+        path=MEGA,
+        old="            if action == KEEP_SECOND:",
+        new="            if action == KEEP_FIRST:",
+        tests=(T_MEGA,),
+        why="keep:first keeps the second card and keep:second the first",
+    ),
+    Mutant(
+        id="mm-refill-seen",
+        area="mega_memory",
+        path=MEGA,
+        old=("                self.sides[seat][slot] = self._pop_deck(SIDE_SLOT_BASE + seat *"
+             " SIDE_SLOTS + slot)"),
+        new=("                self._put_side(seat, slot, self._pop_deck(SIDE_SLOT_BASE + seat"
+             " * SIDE_SLOTS + slot))"),
+        tests=(T_MEGA,),
+        why=("the side slot refilled from the deck is remembered by both players though nobody"
+             " saw it"),
+    ),
+    Mutant(
+        id="mm-winner-gains-points",
+        area="mega_memory",
+        path=MEGA,
+        old="diff = abs(p0 - p1)",
+        new="diff = max(p0, p1)",
+        tests=(T_MEGA,),
+        why="the round's winner gains its own points instead of the difference",
+    ),
+    Mutant(
+        id="mm-stall-late",
+        area="mega_memory",
+        path=MEGA,
+        old="self.scoreless_turns >= self.stall_turns",
+        new="self.scoreless_turns > self.stall_turns",
+        tests=(T_MEGA,),
+        why="a stalled round ends one scoreless turn after stall_turns",
+    ),
+    Mutant(
+        id="mm-dealer-starts",
+        area="mega_memory",
+        path=MEGA,
+        old="        self._begin_turn(non_dealer)",
+        new="        self._begin_turn(self.dealer)",
+        tests=(T_MEGA,),
+        why="the dealer plays first ('the sitch who did not deal goes first')",
+    ),
+    Mutant(
+        id="mm-score-reward-one-sided",
+        area="mega_memory",
+        path=MEGA,
+        old="                self.rewards[1 - winner] -= diff\n",
+        new="",
+        tests=(T_MEGA,),
+        why="reward='score' pays the winner the swing but does not charge the loser",
+    ),
+    # -- Deluxe Memory -----------------------------------------------------------------------------
+    Mutant(
+        id="dm-black-pair-self-target",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="            self._targets(m, exclude=(me,))",
+        new="            self._targets(m, exclude=())",
+        tests=(T_CHART,),
+        why="a black pair (and the Ace's loss) may target the matcher itself",
+    ),
+    Mutant(
+        id="dm-face-cards-ten",
+        area="deluxe_memory",
+        path=DELUXE,
+        old=("        elif COLOUR_OF[ca] == COLOUR_OF[cb]:\n"
+             "            self.amount = rank + 1"),
+        new=("        elif COLOUR_OF[ca] == COLOUR_OF[cb]:\n"
+             "            self.amount = min(rank + 1, 10)"),
+        tests=(T_DELUXE,),
+        why="J, Q, K pairs pay 10 instead of 11, 12, 13",
+    ),
+    Mutant(
+        id="dm-bank-overdraws",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="got = min(amount, self.bank)",
+        new="got = amount",
+        tests=(T_DELUXE,),
+        why="the bank pays out more tokens than it holds",
+    ),
+    Mutant(
+        id="dm-hide-pays-out",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="budget = self.tokens[me] - (0 if self.underdogs else 1)",
+        new="budget = self.tokens[me]",
+        tests=(T_DELUXE,),
+        why="a player may spend its last token hiding a card, and so go out",
+    ),
+    Mutant(
+        id="dm-jack-shield-wrong-seat",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="richer = a if self.tokens[a] > self.tokens[b] else b",
+        new="richer = a",
+        tests=(T_CHART,),
+        why="the Jack uses the first chosen player's shield, not the richer one's",
+    ),
+    Mutant(
+        id="dm-stolen-eight-skips-wrong-seat",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="nxt = self._next_active(owner)",
+        new="nxt = self._next_active(self.turn_owner)",
+        tests=(T_CHART,),
+        why="a stolen Eight skips the player after the matcher, not after the Ten pair's holder",
+    ),
+    Mutant(
+        id="dm-out-player-ten-steals",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="if self.active[seat] and self._drop_kept(seat, TEN_PAIR):",
+        new="if self._drop_kept(seat, TEN_PAIR):",
+        tests=(T_CHART,),
+        why="the Ten pair of a player who is out still takes another player's match",
+    ),
+    Mutant(
+        id="dm-seven-pay-floor",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="floor = 5 if self.underdogs else 6",
+        new="floor = 5",
+        tests=(T_CHART,),
+        why="buying a turn with exactly 5 tokens is offered, which puts the payer out",
+    ),
+    Mutant(
+        id="dm-peek-first-ignored",
+        area="deluxe_memory",
+        path=DELUXE,
+        old=("            if self.peek_first:\n"
+             "                self._show(action, actor)"),
+        new=("            if True:\n"
+             "                self._show(action, actor)"),
+        tests=(T_DELUXE,),
+        why="peek_first=False still shows the first card before the second pick",
+    ),
+    Mutant(
+        id="dm-reveal-face-up",
+        area="deluxe_memory",
+        path=DELUXE,
+        old=("        elif ph in (ACE_REVEAL, SIX_REVEAL):\n"
+             "            cells[:] = self._facedown"),
+        new=("        elif ph in (ACE_REVEAL, SIX_REVEAL):\n"
+             "            cells[:] = self._present"),
+        tests=(T_CHART,),
+        why="the Ace's and the Six's reveals may choose face-up cards",
+    ),
+    Mutant(
+        id="dm-swap-forgets",
+        area="deluxe_memory",
+        path=DELUXE,
+        old=("        self.tracker.swap(a, b)\n"
+             "        for c in (a, b):"),
+        new="        for c in (a, b):",
+        tests=(T_CHART,),
+        why="memory does not follow swapped cards (the Two, the jokers)",
+    ),
+    # -- Dogpile -----------------------------------------------------------------------------------
+    Mutant(
+        id="dp-ace-high-option-ignored",
+        area="dogpile",
+        path=DOGPILE,
+        old="(ace_high and (lo, mid, hi) == (ACE, QUEEN, 12))",
+        new="((lo, mid, hi) == (ACE, QUEEN, 12))",
+        tests=(T_DOGPILE,),
+        why="Q-K-A counts as a straight fetch without ace_high_straight",
+    ),
+    Mutant(
+        id="dp-boneathon-repeats",
+        area="dogpile",
+        path=DOGPILE,
+        old="if count >= 3 and self.boneathon_by[kind] < 0:",
+        new="if count >= 3:",
+        tests=(T_DOGPILE,),
+        why="a boneathon is granted again (in later rounds, or to a second dog)",
+    ),
+    Mutant(
+        id="dp-blackjaw-at-21",
+        area="dogpile",
+        path=DOGPILE,
+        old=("self.totals[s] < BLACKJAW_LIMIT]\n"
+             "        if blackjaw:"),
+        new=("self.totals[s] <= BLACKJAW_LIMIT]\n"
+             "        if blackjaw:"),
+        tests=(T_DOGPILE,),
+        why="a total of exactly 21 counts as BLACKJAW ('under 21')",
+    ),
+    Mutant(
+        id="dp-highest-sniffs",
+        area="dogpile",
+        path=DOGPILE,
+        old="low = min(loot)",
+        new="low = max(loot)",
+        tests=(T_DOGPILE,),
+        why="the dog with the most loot sniffs, not the one with the least",
+    ),
+    Mutant(
+        id="dp-shuffler-on-the-right",
+        area="dogpile",
+        path=DOGPILE,
+        old="self.current_player = (sniffer + 1) % self.num_players",
+        new="self.current_player = (sniffer - 1) % self.num_players",
+        tests=(T_DOGPILE,),
+        why="the sniffed bones go to the dog on the right (3+ dogs)",
+    ),
+    Mutant(
+        id="dp-sniffer-forgets",
+        area="dogpile",
+        path=DOGPILE,
+        old="        known[sniffer, v] = card\n",
+        new="",
+        tests=(T_DOGPILE,),
+        why="the sniffer does not know which bones it sniffed",
+    ),
+    Mutant(
+        id="dp-put-back-digger-only",
+        area="dogpile",
+        path=DOGPILE,
+        old=("            self._known_cols[slot][:] = self._card_cols[card]\n"
+             "            if self._forgets:"),
+        new=("            self.tracker.known[seat, slot] = card\n"
+             "            if self._forgets:"),
+        tests=(T_DOGPILE,),
+        why="only the digger remembers where a dug bone went back, though every dog watched",
+    ),
+    Mutant(
+        id="dp-same-dog-first",
+        area="dogpile",
+        path=DOGPILE,
+        old="rotation = self.tick_count % self.num_players",
+        new="rotation = 0",
+        tests=(T_DOGPILE,),
+        why="the same dog acts first in every tick",
+    ),
+    Mutant(
+        id="dp-ticks-per-second-ignored",
+        area="dogpile",
+        path=DOGPILE,
+        old='self.round_ticks = [s * cfg["ticks_per_second"] for s in cfg["round_seconds"]]',
+        new='self.round_ticks = list(cfg["round_seconds"])',
+        tests=(T_DOGPILE,),
+        why="ticks_per_second is ignored: a round has one tick per second",
+    ),
+    Mutant(
+        id="dp-buried-bone-forgotten",
+        area="dogpile",
+        path=DOGPILE,
+        old="                tracker.move(paw_slot, slot)\n",
+        new="                tracker.conceal(paw_slot)\n",
+        tests=(T_DOGPILE,),
+        why="a bone buried face down is forgotten by the dogs that remembered it in the paw",
+    ),
+    Mutant(
+        id="dp-joker-collar",
+        area="dogpile",
+        path=DOGPILE,
+        old="if r0 == r1 == r2 and r0 != JOKER_RANK:",
+        new="if r0 == r1 == r2:",
+        tests=(T_DOGPILE,),
+        why="three jokers would make a 3-of-a-collar",
+        equivalent="the deck holds two jokers, so three pawed bones are never all jokers",
+    ),
+    # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
+    Mutant(
+        id="core-tied-winners-paid-in-full",
+        area="core",
+        path=ENGINE,
+        old="            out[w] = 1.0 / k",
+        new="            out[w] = 1.0",
+        tests=("tests/test_core.py::test_win_rewards_split_ties_and_pay_nothing_on_a_full_tie",),
+        why="each of k tied winners gets +1 instead of +1/k",
+    ),
+    Mutant(
+        id="core-cap-one-late",
+        area="core",
+        path=ENGINE,
+        old="elif self.num_steps >= self.step_cap:",
+        new="elif self.num_steps > self.step_cap:",
+        tests=(
+            "tests/test_api_conventions.py::test_snapshot_keeps_the_step_count_towards_max_steps",
+        ),
+        why="max_steps truncates one decision late",
+    ),
+    Mutant(
+        id="core-cap-truncates-finished",
+        area="core",
+        path=ENGINE,
+        old=("            self._clear_mask()\n"
+             "        elif self.num_steps >= self.step_cap:"),
+        new=("            self._clear_mask()\n"
+             "        if self.num_steps >= self.step_cap:"),
+        tests=(
+            ("tests/test_core.py::"
+             "test_an_episode_ending_on_the_cap_step_is_terminated_not_truncated"),
+        ),
+        why="an episode that ends by the rules on the cap step is also marked truncated",
+    ),
+    Mutant(
+        id="core-forget-after-acting",
+        area="core",
+        path=ENGINE,
+        old=("        self.tracker.after_decision(seat)\n"
+             "        self._after_forgetting(seat)\n"
+             "        self._apply(action)"),
+        new=("        self._apply(action)\n"
+             "        self.tracker.after_decision(seat)\n"
+             "        self._after_forgetting(seat)"),
+        tests=("tests/test_roy_rules.py::test_no_memory_forgets_after_own_decision",),
+        why="memory decays after the decision plays out: what a seat's own action reveals is lost",
+    ),
+    Mutant(
+        id="core-swap-aliases",
+        area="core",
+        path=KNOWLEDGE,
+        old="col = self.known[:, a].copy()",
+        new="col = self.known[:, a]",
+        tests=("tests/test_core.py::test_tracker_events_move_knowledge_with_cards",),
+        why="a swap reads a view of the column it overwrites: memory does not follow both cards",
+    ),
+    Mutant(
+        id="core-memory-none-by-chance",
+        area="core",
+        path=KNOWLEDGE,
+        old=("        if p >= 1.0:\n"
+             "            row.fill(UNKNOWN)"),
+        new=("        if p > 1.0:\n"
+             "            row.fill(UNKNOWN)"),
+        tests=(
+            "tests/test_core.py::test_memory_modes",
+            "tests/test_roy_rules.py::test_no_memory_forgets_after_own_decision",
+        ),
+        why="memory='none' forgets through the random path",
+        equivalent=("random() < 1 always holds, so p = 1 still forgets every card; only the"
+                    " tracker's private stream advances"),
+    ),
+    Mutant(
+        id="core-bool-is-a-choice",
+        area="core",
+        path=CONFIG,
+        old="if not any(type(value) is type(c) and value == c for c in self.choices):",
+        new="if value not in self.choices:",
+        tests=("tests/test_core.py::test_config_errors_name_key_and_allowed_values",),
+        why="True / False pass for the seats 1 / 0 of a config option",
+    ),
+    Mutant(
+        id="core-cumulative-overwritten",
+        area="core",
+        path=AEC_ENV,
+        old="cumulative[a] += value  # PettingZoo",
+        new="cumulative[a] = value  # PettingZoo",
+        tests=("tests/test_api_all_games.py::test_pettingzoo_api",),
+        why="a seat's cumulative reward keeps only the last step's reward",
+    ),
+    Mutant(
+        id="core-mask-for-every-seat",
+        area="core",
+        path=AEC_ENV,
+        old="        if seat == engine.current_player and not (",
+        new="        if not (",
+        tests=("tests/test_api_all_games.py::test_only_the_seat_to_act_gets_a_mask",),
+        why="a seat that is not to act is shown the acting seat's legal actions",
+    ),
+    Mutant(
+        id="core-gym-opponent-seats",
+        area="core",
+        path=GYM_ENV,
+        old="agent = self.opponents[seat if seat < learner else seat - 1]",
+        new="agent = self.opponents[(seat - 1) % len(self.opponents)]",
+        tests=(
+            "tests/test_core.py::test_gym_env_opponent_list_is_in_seat_order_skipping_the_learner",
+        ),
+        why="opponents listed per seat play in the wrong seats when the learner is not seat 0",
+    ),
+    Mutant(
+        id="core-gym-opponent-rewards-dropped",
+        area="core",
+        path=GYM_ENV,
+        old="            reward += self._play_opponents()",
+        new="            self._play_opponents()",
+        tests=(
+            "tests/test_core.py::test_gym_env_terminal_reward_reaches_learner_on_opponent_move",
+        ),
+        why="rewards that arrive on opponents' moves never reach the learner",
+    ),
+    # -- training: self-play, evaluation, checkpoints and resume -----------------------------------
+    Mutant(
+        id="tr-zero-sum-uses-sum",
+        area="training",
+        path=SELFPLAY,
+        old="other = -1.0 / (num_players - 1) if mode",
+        new="other = -1.0 if mode",
+        tests=("tests/test_training.py::test_vecenv_zero_sum_rewards_pay_the_learner_its_margin",),
+        why="zero_sum subtracts the sum of the other seats' rewards, not their mean",
+    ),
+    Mutant(
+        id="tr-latest-prob-inverted",
+        area="training",
+        path=SELFPLAY,
+        old="if rng.random() < self.latest_prob:",
+        new="if rng.random() >= self.latest_prob:",
+        tests=(
+            "tests/test_training.py::test_self_play_seats_get_the_newest_snapshot_with_latest_prob",
+        ),
+        why="the newest snapshot is drawn with probability 1 - latest_prob",
+    ),
+    Mutant(
+        id="tr-pool-overwrites-newest",
+        area="training",
+        path=SELFPLAY,
+        old="slot = int(np.argmin(self.steps))",
+        new="slot = int(np.argmax(self.steps))",
+        tests=("tests/test_training.py::test_pool_keeps_the_last_pool_size_snapshots",),
+        why="a full opponent pool overwrites its newest snapshot, not its oldest",
+    ),
+    Mutant(
+        id="tr-terminated-as-truncated",
+        area="training",
+        path=SELFPLAY,
+        old='"TimeLimit.truncated": bool(engine.truncated and not engine.terminated),',
+        new='"TimeLimit.truncated": bool(engine.done),',
+        tests=("tests/test_training.py::test_only_a_step_cap_marks_an_episode_truncated",),
+        why="every finished episode is marked truncated, so PPO bootstraps past real endings",
+    ),
+    Mutant(
+        id="tr-shared-win-counted-whole",
+        area="training",
+        path=SELFPLAY,
+        old="win = (1.0 / len(winners)) if learner in winners else 0.0",
+        new="win = 1.0 if learner in winners else 0.0",
+        tests=("tests/test_training.py::test_a_shared_win_counts_one_over_k_in_the_win_rates",),
+        why="a k-way shared win counts as a whole win in the training win rates",
+    ),
+    Mutant(
+        id="tr-wilson-centre",
+        area="training",
+        path=EVALUATE,
+        old="centre = (p + z * z / (2 * n)) / denom",
+        new="centre = p",
+        tests=("tests/test_evaluate.py::test_wilson_interval_matches_reference_values",),
+        why="the Wilson interval is centred on the raw proportion",
+    ),
+    Mutant(
+        id="tr-focal-seat-fixed",
+        area="training",
+        path=EVALUATE,
+        old="seats[g % n_players] = a",
+        new="seats[0] = a",
+        tests=("tests/test_evaluate.py::test_scores_rotate_the_focal_seat_and_split_shared_wins",),
+        why="the evaluated agent always sits in seat 0 instead of rotating",
+    ),
+    Mutant(
+        id="tr-trueskill-drift",
+        area="training",
+        path=EVALUATE,
+        old="ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)",
+        new="ts = trueskill.TrueSkill(draw_probability=0.0)",
+        tests=("tests/test_evaluate.py::test_ratings_rank_a_sixty_percent_winner_above_the_loser",),
+        why="ratings drift, so the last games of the last matchup outweigh the rest",
+    ),
+    Mutant(
+        id="tr-resume-global-rng-lost",
+        area="training",
+        path=TRAIN,
+        old=('    venv.load_state_dict(state["venv"], model.policy)\n'
+             '    set_rng_states(state["rng"])'),
+        new='    venv.load_state_dict(state["venv"], model.policy)',
+        tests=("tests/test_training.py::test_resume_continues_exactly",),
+        why="a resumed run does not restore the python / numpy / torch RNG streams",
+    ),
+    Mutant(
+        id="tr-checkpoint-any-config",
+        area="training",
+        path=CHECKPOINT,
+        old='diff = [d for d in _diff(saved, config) if d.split(":")[0] not in RESUMABLE_KEYS]',
+        new="diff = []",
+        tests=("tests/test_training.py::test_corrupt_or_mismatched_checkpoint_is_a_clear_error",),
+        why="a checkpoint written with a different config is resumed without a word",
+    ),
+    Mutant(
+        id="tr-next-schedule-step",
+        area="training",
+        path=TRAIN,
+        old="    while current <= step:",
+        new="    while current < step:",
+        tests=("tests/test_training.py::test_snapshots_at_step_0_and_every_snapshot_every_steps",),
+        why="a snapshot / evaluation / checkpoint due exactly now is scheduled again for now",
+    ),
+)
