@@ -510,10 +510,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="dp-blackjaw-at-21",
         area="dogpile",
         path=DOGPILE,
-        old=("self.totals[s] < BLACKJAW_LIMIT]\n"
-             "        if blackjaw:"),
-        new=("self.totals[s] <= BLACKJAW_LIMIT]\n"
-             "        if blackjaw:"),
+        old="self.bones[s] == FULL_LOOT and self.totals[s] < BLACKJAW_LIMIT]",
+        new="self.bones[s] == FULL_LOOT and self.totals[s] <= BLACKJAW_LIMIT]",
         tests=(T_DOGPILE,),
         why="a total of exactly 21 counts as BLACKJAW ('under 21')",
     ),
