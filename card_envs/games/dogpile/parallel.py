@@ -118,14 +118,12 @@ class DogpileParallelEnv(ParallelEnv):
         voided = [False] * n
         if engine.phase == PLAY:
             tick = engine.tick_count
-            start_masks = self._masks  # what each dog saw: the masks of the last observation
             engine.decay_all_for_tick()
             try:
                 while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
                     seat = engine.current_player
                     action = self._as_action(actions[self.possible_agents[seat]])
-                    if (action < 0 or not start_masks[seat, action]
-                            or not engine.legal_mask()[action]):
+                    if not self._allowed(seat, action) or not engine.legal_mask()[action]:
                         voided[seat] = True
                         action = WAIT
                     engine.step(action)
@@ -175,10 +173,14 @@ class DogpileParallelEnv(ParallelEnv):
         any moves, so a refused step leaves the game as it was."""
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
-            action = self._as_action(actions[agent])
-            if action < 0 or not self._masks[seat, action]:
+            if not self._allowed(seat, self._as_action(actions[agent])):
                 reason = self.engine.illegal_reason(actions[agent], seat, self._masks[seat])
                 raise IllegalActionError(f"{agent}: {reason}")
+
+    def _allowed(self, seat: int, action: int) -> bool:
+        """``action`` (from :meth:`_as_action`) was legal in ``seat``'s last observation: what
+        the dog saw when it chose, before any move of this step."""
+        return action >= 0 and bool(self._masks[seat, action])
 
     @staticmethod
     def _as_action(action: Any) -> int:
