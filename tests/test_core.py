@@ -7,7 +7,9 @@ import pytest
 
 from card_envs.agents import RandomAgent, make_agent
 from card_envs.core import cards
+from card_envs.core.aec_env import CardAECEnv
 from card_envs.core.config import COMMON_OPTIONS, Option, int_range, resolve_config
+from card_envs.core.engine import Engine
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
@@ -174,6 +176,79 @@ def test_an_episode_ending_on_the_cap_step_is_terminated_not_truncated() -> None
     for action in actions:
         capped.step(action)
     assert (capped.terminated, capped.truncated) == (True, False)
+
+
+class _PeekEngine(Engine):
+    """The smallest engine with memory and score rewards, to test the base driver alone.
+
+    Two seats, one hidden card each. Seats act in pairs of turns (0, 0, 1, 1, ...): ``peek``
+    shows the seat its own card; ``pass`` pays the other seat 1 point under ``reward="score"``.
+    Seat 0 wins after six decisions."""
+
+    name = "peek_toy"
+    CARDS = (10, 20)
+
+    def _build(self) -> None:
+        self.num_actions = 2
+        self.action_names = ["peek", "pass"]
+        self.layout = ObsLayout()
+        self.layout.add("known", 2, low=UNKNOWN, high=51)
+        self.state_layout = self.layout
+        self.tracker = KnowledgeTracker(2, 2, self.memory)
+        self._mask = np.ones(2, dtype=np.int8)
+        self._mask_valid = True
+
+    def _deal(self, deck: list[int] | None) -> None:
+        self.current_player = 0
+        self._mask.fill(1)
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        if action == 0:
+            self.tracker.show(seat, self.CARDS[seat], [seat])
+        elif self.reward_mode == "score":
+            self.rewards[1 - seat] += 1.0
+        if self.num_steps == 6:
+            self.finish([0])
+        else:
+            self.current_player = (self.num_steps // 2) % 2
+
+    def legal_mask(self) -> np.ndarray:
+        return self._mask
+
+    def write_observation(self, seat: int, out: np.ndarray) -> None:
+        out[:] = self.tracker.known[seat]
+
+    def deck_cards(self) -> list[int]:
+        return list(self.CARDS)
+
+    def all_cards(self) -> list[int]:
+        return list(self.CARDS)
+
+
+def test_memory_decays_as_a_seat_decides_so_its_own_reveal_lasts_to_its_next_decision() -> None:
+    """Forgetting runs before the decision plays out: with ``memory="none"`` the card a seat's
+    own peek showed it is in the observation of its next decision, and gone after that."""
+    engine = _PeekEngine(memory="none")
+    engine.reset(seed=0)
+    engine.step(engine.action_id("peek"))
+    assert engine.observation(0).tolist() == [10, UNKNOWN]
+    engine.step(engine.action_id("pass"))
+    assert engine.observation(0).tolist() == [UNKNOWN, UNKNOWN]
+
+
+def test_a_waiting_seat_accumulates_the_rewards_of_every_step_since_it_last_acted() -> None:
+    """PettingZoo's contract: ``last()`` gives the acting seat the sum of its rewards since its
+    previous turn; ``rewards`` holds the last step's alone."""
+    env = CardAECEnv(_PeekEngine(reward="score"))
+    env.reset(seed=0)
+    env.step(env.action_id("pass"))
+    env.step(env.action_id("pass"))  # both of seat 0's turns pay seat 1
+    assert env.agent_selection == "player_1"
+    assert env.rewards["player_1"] == 1.0
+    assert env.last()[1] == 2.0
+    env.step(env.action_id("peek"))  # acting spends what it had collected
+    assert env.last()[1] == 0.0
 
 
 # -- observation layout ------------------------------------------------------------------------------

@@ -635,7 +635,10 @@ CATALOG: tuple[Mutant, ...] = (
         new=("        self._apply(action)\n"
              "        self.tracker.after_decision(seat)\n"
              "        self._after_forgetting(seat)"),
-        tests=("tests/test_roy_rules.py::test_no_memory_forgets_after_own_decision",),
+        tests=(
+            ("tests/test_core.py::"
+             "test_memory_decays_as_a_seat_decides_so_its_own_reveal_lasts_to_its_next_decision"),
+        ),
         why="memory decays after the decision plays out: what a seat's own action reveals is lost",
     ),
     Mutant(
@@ -678,7 +681,10 @@ CATALOG: tuple[Mutant, ...] = (
         path=AEC_ENV,
         old="cumulative[a] += value  # PettingZoo",
         new="cumulative[a] = value  # PettingZoo",
-        tests=("tests/test_api_all_games.py::test_pettingzoo_api",),
+        tests=(
+            ("tests/test_core.py::"
+             "test_a_waiting_seat_accumulates_the_rewards_of_every_step_since_it_last_acted"),
+        ),
         why="a seat's cumulative reward keeps only the last step's reward",
     ),
     Mutant(
