@@ -1,0 +1,85 @@
+"""The wheel users ``pip install``: built from a copy of the sources, then imported on its own."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import card_envs
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "card_envs")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build in a copy: an in-tree build would rewrite the egg-info the editable install uses."""
+    src = tmp_path_factory.mktemp("src")
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, src / name)
+    out = tmp_path_factory.mktemp("dist")
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--no-index", "-w", str(out), str(src)],
+        capture_output=True, text=True, timeout=300,
+    )
+    log = build.stdout + build.stderr
+    assert build.returncode == 0, log
+    # setuptools announces what it will stop accepting as a deprecation warning first (the
+    # license table did, with a date after which builds fail): fail here while it is a warning.
+    assert "deprecat" not in log.lower(), log
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def test_the_wheel_holds_the_package_and_its_rules_and_nothing_else(wheel: Path) -> None:
+    assert wheel.name == f"card_envs-{card_envs.__version__}-py3-none-any.whl"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "card_envs").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert {n for n in names if not n.startswith("card_envs-")} == package
+    assert {f"card_envs/games/{game}/RULES.md" for game in card_envs.GAMES} <= names
+    assert "card_envs/py.typed" in names
+    info = f"card_envs-{card_envs.__version__}.dist-info"
+    assert f"{info}/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
+    assert "License-Expression: MIT" in metadata
+    assert "Requires-Dist: torch" not in metadata.split("Provides-Extra")[0]  # envs need no torch
+
+
+def test_the_installed_wheel_plays_every_game_without_the_repository(
+        wheel: Path, tmp_path: Path) -> None:
+    """Unpacked alone on the path, the wheel must import, register and play each game (what a
+    ``pip install`` gives); the repository's own copy must not be the one that answers."""
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    script = f"""
+import sys
+sys.path.insert(0, {str(site)!r})
+from importlib import resources
+import gymnasium, numpy as np
+import card_envs
+assert card_envs.__file__.startswith({str(site)!r}), card_envs.__file__
+for game, spec in card_envs.GAMES.items():
+    assert (resources.files("card_envs") / "games" / game / "RULES.md").read_text().strip()
+    env = gymnasium.make(spec.gym_id)
+    _, info = env.reset(seed=0)
+    for _ in range(20):
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        _, _, term, trunc, info = env.step(action)
+        if term or trunc:
+            _, info = env.reset()
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
