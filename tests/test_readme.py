@@ -1,4 +1,5 @@
-"""The README's code examples run as written (the training one with fewer steps)."""
+"""The docs match the code: the README's examples run as written (the training one with fewer
+steps), and its sizes and each RULES.md's observation fields are the envs' real ones."""
 
 from __future__ import annotations
 
@@ -61,3 +62,24 @@ def test_documented_sizes_match_the_envs(game: str) -> None:
         assert _formula(row[4], n) == num_actions, (game, n, row[4])
         assert _formula(shape.group(1), n) == obs_size, (game, n, shape.group(1))
         assert _formula(shape.group(2), n) == num_actions, (game, n, shape.group(2))
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_rules_md_documents_every_observation_field(game: str) -> None:
+    """Each RULES.md's Observation section names every field of the layout (and, where its
+    heading gives the size, gives the real one): a field added to an engine must be documented
+    where users look up what an input means."""
+    from card_envs.games import make_engine
+
+    text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
+    section = re.search(r"^## Observation.*?(?=^## |\Z)", text, flags=re.S | re.M)
+    assert section, f"{game}: RULES.md has no '## Observation' section"
+    body = section.group(0)
+    engine = make_engine(game)
+    missing = [name for name in engine.layout.slices if not re.search(rf"\b{name}\b", body)]
+    assert not missing, f"{game}: RULES.md's Observation section does not name {missing}"
+    size = re.match(r"## Observation \((?:float32, )?([\dn²+ ]+?) (?:floats|values)", body)
+    if size:
+        for n in _player_counts(game):
+            layout = make_engine(game, num_players=n).layout
+            assert _formula(size.group(1), n) == layout.size, (game, n, size.group(1))
