@@ -83,3 +83,20 @@ def test_rules_md_documents_every_observation_field(game: str) -> None:
         for n in _player_counts(game):
             layout = make_engine(game, num_players=n).layout
             assert _formula(size.group(1), n) == layout.size, (game, n, size.group(1))
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_rules_md_documents_every_action_family(game: str) -> None:
+    """Each RULES.md's Actions section names every kind of action (``play`` of ``play:TH``)
+    and gives the real number of actions for every player count."""
+    from card_envs.games import make_engine
+
+    text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
+    section = re.search(r"^## Actions \((?:Discrete\()?([\dn+ ]+)\)?[;)].*?(?=^## |\Z)", text,
+                        flags=re.S | re.M)
+    assert section, f"{game}: RULES.md has no '## Actions (<count>)' section"
+    families = {name.split(":")[0] for name in make_engine(game).action_names}
+    missing = sorted(f for f in families if not re.search(rf"\b{f}\b", section.group(0)))
+    assert not missing, f"{game}: RULES.md's Actions section does not name {missing}"
+    for n in _player_counts(game):
+        assert _formula(section.group(1), n) == make_engine(game, num_players=n).num_actions
