@@ -100,3 +100,16 @@ def test_rules_md_documents_every_action_family(game: str) -> None:
     assert not missing, f"{game}: RULES.md's Actions section does not name {missing}"
     for n in _player_counts(game):
         assert _formula(section.group(1), n) == make_engine(game, num_players=n).num_actions
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_every_game_option_is_documented(game: str) -> None:
+    """Each option a game's config accepts is explained in its RULES.md and listed in the
+    README's games table (``num_players`` has its own column there)."""
+    from card_envs.games import GAMES
+
+    text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
+    row = next(r for r in GAME_ROWS if r[1].startswith(f"`card_envs.{game}_v0`"))
+    options = GAMES[game].engine_class().OPTIONS
+    assert [o for o in options if not re.search(rf"`{o}\b", text)] == []
+    assert [o for o in options if o != "num_players" and f"`{o}`" not in row[6]] == []
