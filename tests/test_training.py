@@ -166,6 +166,30 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(tmp_path / "missing.yaml")
 
 
+def test_docs_list_every_config_key_with_its_default() -> None:
+    """docs/training.md's key table is the reference users read: one row per key, each with
+    the default the code applies."""
+    import dataclasses
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "training.md").read_text()
+    table = text.split("### Every key", 1)[1].split("\n\n", 2)[1]
+    rows = dict(re.findall(r"^\| `([\w.]+)` \| ([^|]+) \|", table, flags=re.M))
+    defaults = from_dict({"game": "roy"}).to_dict()
+    expected = {}
+    for f in dataclasses.fields(Config):
+        if f.name in ("selfplay", "training", "evaluation", "pretrain"):  # the sections
+            expected.update({f"{f.name}.{k}": v for k, v in defaults[f.name].items()})
+        else:
+            expected[f.name] = defaults[f.name]
+    assert sorted(rows) == sorted(expected)
+    expected["game"] = "(required)"
+    expected["ppo"] = {}  # the table gives what a config leaves out, before the policy default
+    for key, shown in rows.items():
+        shown = shown.strip()
+        value = shown if shown == "(required)" else yaml.safe_load(shown.strip("`"))
+        assert value == expected[key], (key, shown, expected[key])
+
+
 # -- the batched self-play VecEnv ----------------------------------------------------------------
 def _random_learner_actions(env: SelfPlayVecEnv, rng: np.random.Generator) -> np.ndarray:
     masks = get_action_masks(env)
