@@ -591,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", help="configs/<game>.yaml")
     src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
-    parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--runs-dir", default="runs", help="the directory that holds <game>/<run>")
     parser.add_argument("--run-name", default=None,
                         help="default: <date>-<time>-seed<seed>; a directory of that name that "
                              "holds no checkpoint is started again")
