@@ -447,12 +447,10 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                 except WarmStartStopped:
                     # Nothing to checkpoint yet: the run directory is started again next time.
                     venv.close()
-                    return {"run_dir": str(run_dir), "num_timesteps": 0,
-                            "checkpoint_step": None,
-                            "elapsed_seconds": round(time.time() - started, 1),
-                            "stopped_by_time_limit": False,
-                            "stopped_by_signal": stop_request.name,
-                            "stopped_in_warm_start": True, "pretrain": {}}
+                    return run_summary(run_dir, num_timesteps=0, checkpoint_step=None,
+                                       elapsed=time.time() - started,
+                                       stopped_by_signal=stop_request.name,
+                                       stopped_in_warm_start=True)
                 print(f"behaviour cloning: {pretrain_stats['decisions']} decisions, accuracy "
                       f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
                       f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
@@ -482,12 +480,11 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                 model.num_timesteps = callback.last_checkpoint
         save_model(model, run_dir / "final.zip")
     signalled = stop_request.name
-    summary = {"run_dir": str(run_dir), "num_timesteps": model.num_timesteps,
-               "checkpoint_step": callback.last_checkpoint,
-               "elapsed_seconds": round(callback.elapsed(), 1),
-               "stopped_by_time_limit": callback.stop_reason == "time limit",
-               "stopped_by_signal": signalled, "best_training_eval_score": callback.best_score,
-               "pretrain": pretrain_stats}
+    summary = run_summary(run_dir, num_timesteps=model.num_timesteps,
+                          checkpoint_step=callback.last_checkpoint, elapsed=callback.elapsed(),
+                          stopped_by_time_limit=callback.stop_reason == "time limit",
+                          stopped_by_signal=signalled, best_score=callback.best_score,
+                          pretrain=pretrain_stats)
 
     # 5. The honest figure: fresh games, many of them, for best.zip and final.zip (skipped
     # when a signal asked the run to stop).
@@ -495,6 +492,21 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
         summary["evaluation"] = final_evaluation(cfg, run_dir)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary
+
+
+def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | None,
+                elapsed: float, stopped_by_signal: str | None,
+                stopped_by_time_limit: bool = False, stopped_in_warm_start: bool = False,
+                best_score: float | None = None,
+                pretrain: dict[str, float] | None = None) -> dict[str, Any]:
+    """What ``train()`` returns (and writes to ``summary.json`` after a run that trained): the
+    same keys however the run ended."""
+    return {"run_dir": str(run_dir), "num_timesteps": num_timesteps,
+            "checkpoint_step": checkpoint_step, "elapsed_seconds": round(elapsed, 1),
+            "stopped_by_time_limit": stopped_by_time_limit,
+            "stopped_by_signal": stopped_by_signal,
+            "stopped_in_warm_start": stopped_in_warm_start,
+            "best_training_eval_score": best_score, "pretrain": pretrain or {}}
 
 
 def policy_class(cfg: Config) -> Any:
