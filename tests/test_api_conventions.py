@@ -111,6 +111,46 @@ def test_stacked_deck_takes_numpy_ids() -> None:
 
 # -- snapshots -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_refused_deck_leaves_the_game_in_progress_untouched(game: str) -> None:
+    """``reset(options={"deck": <bad>})`` raises before anything changes (RNG streams, memory,
+    the position): a harness that catches the error and plays on gets the same game."""
+    import copy
+
+    long_episodes = {"episode": "game"} if game in ("memory_uno", "mega_memory") else {}
+    env = _env_module(game).env(**long_episodes)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"]))))
+    assert not env.terminations[env.agent_selection]
+    before = copy.deepcopy(env)
+    with pytest.raises(ValueError, match="deck"):
+        env.reset(seed=1, options={"deck": ["AC"]})
+    for _ in range(30):
+        obs, ref = env.last()[0], before.last()[0]
+        assert all(np.array_equal(obs[k], ref[k]) for k in obs)
+        if env.terminations[env.agent_selection]:
+            break
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        before.step(action)
+    env.engine.check_invariants()
+
+    genv = CardGymEnv(game, opponent="random", **long_episodes)
+    _, info = genv.reset(seed=3)
+    gref = copy.deepcopy(genv)
+    with pytest.raises(ValueError, match="deck"):
+        genv.reset(seed=1, options={"deck": ["AC"]})
+    for _ in range(30):  # the opponents' streams were not reseeded either
+        action = _first_legal(info["action_mask"])
+        obs, _, term, trunc, info = genv.step(action)
+        ref_obs, *_ = gref.step(action)
+        assert np.array_equal(obs, ref_obs)
+        if term or trunc:
+            break
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine = make_engine(game)
     engine.reset(seed=0)

@@ -196,24 +196,28 @@ class Engine:
 
     # -- shared driver -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, deck: Sequence[str] | str | None = None) -> None:
-        """Start an episode. A seed reseeds; no seed continues the engine's own RNG stream."""
+        """Start an episode. A seed reseeds; no seed continues the engine's own RNG stream.
+
+        A refused ``deck`` raises before anything changes: the episode in progress goes on."""
+        stacked = None if deck is None else self.parse_deck(deck)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         if self.tracker is not None:
             # Forgetting gets its own stream, drawn from the game's: memory settings never
             # change the deal, and a seeded game forgets the same way every time.
             self.tracker.reset(self.rng.bit_generator.random_raw() >> 1)
-        stacked = None
-        if deck is not None:
-            from card_envs.core.cards import parse_stacked_deck
-
-            stacked = parse_stacked_deck(deck, self.deck_cards())
         self.rewards.fill(0.0)
         self.terminated = False
         self.truncated = False
         self.winners = []
         self.num_steps = 0
         self._deal(stacked)
+
+    def parse_deck(self, deck: Sequence[str] | str) -> list[int]:
+        """A stacked deck's card ids (top first); ``ValueError`` naming what is wrong with it."""
+        from card_envs.core.cards import parse_stacked_deck
+
+        return parse_stacked_deck(deck, self.deck_cards())
 
     def random_below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` from one raw 64-bit draw of the game's stream: a

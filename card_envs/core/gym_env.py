@@ -106,11 +106,13 @@ class CardGymEnv(gymnasium.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
         deck = None
         if options:
             warn_unknown_options(options)
             deck = options.get("deck")
+            if deck is not None:
+                self.engine.parse_deck(deck)  # refused before any stream is reseeded
+        super().reset(seed=seed)
         if seed is not None:
             # Derive every stream from the one seed so a seeded reset replays exactly.
             ss = np.random.SeedSequence(seed)
