@@ -62,6 +62,28 @@ def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
         genv.step(bad)
 
 
+@pytest.mark.parametrize("bad", [1.9, False, None, np.array([1])])
+def test_a_callable_opponent_returning_a_non_action_is_named(bad: object) -> None:
+    """The opponent's answer is held to the learner's rule: no ``int()`` truncating 1.9 or
+    turning ``False`` into 0, and the error names the callable that answered."""
+    from training.actors import make_actor
+
+    def shaky_opponent(observation, action_mask):
+        return bad
+
+    genv = CardGymEnv("roy", opponent=shaky_opponent)
+    with pytest.raises(TypeError, match=r"agent 'shaky_opponent' returned .*not an action"):
+        _, info = genv.reset(seed=0)
+        for _ in range(100):  # until the opponent's first turn
+            _, _, _, _, info = genv.step(_first_legal(info["action_mask"]))
+    actor = make_actor(shaky_opponent, "roy", {})
+    engine = make_engine("roy")
+    engine.reset(seed=0)
+    obs, mask = engine.observation(0)[None], engine.legal_mask()[None]
+    with pytest.raises(TypeError, match="'shaky_opponent' returned"):
+        actor.act(obs, mask)
+
+
 def test_sb3_make_vec_env_and_predict_work_as_is() -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env

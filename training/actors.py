@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from card_envs.agents import Agent, AgentSpec, make_agent
+from card_envs.agents.base import checked_action
 from card_envs.agents.policy import check_policy_fits, sample_rows
 
 
@@ -46,7 +47,8 @@ class AgentActor:
 
     def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.fromiter(
-            (self.agent.act(obs[k], masks[k]) for k in range(len(obs))), np.int64, len(obs)
+            (checked_action(self.name, self.agent.act(obs[k], masks[k]))
+             for k in range(len(obs))), np.int64, len(obs)
         )
 
 

@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from card_envs.core.engine import integer_action
+
 
 class Agent(ABC):
     """A policy for one seat. ``act`` must only read the arrays it is given, never keep them.
@@ -38,4 +40,14 @@ class CallableAgent(Agent):
         self.name = name or getattr(fn, "__name__", "callable")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.fn(observation, action_mask))
+        return checked_action(self.name, self.fn(observation, action_mask))
+
+
+def checked_action(agent: str, action: object) -> int:
+    """``action`` as an int if it is an integer action (what ``Discrete`` accepts), else a
+    ``TypeError`` naming the agent: ``int()`` would turn 1.9 into 1 and ``False`` into 0."""
+    value = integer_action(action)
+    if value is None:
+        raise TypeError(f"agent {agent!r} returned {action!r}, not an action: actions are "
+                        "integers (Python or numpy integers, or 0-d integer arrays)")
+    return value
