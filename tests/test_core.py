@@ -353,10 +353,14 @@ def test_gym_seeded_reset_redeals_when_the_first_deal_never_reaches_the_learner(
     # The first player is drawn: about half of the seeds' first deals start with seat 0, whose
     # first move hits max_steps=1.
     env = CardGymEnv("memory_uno", num_players=2, learner_seat=1, max_steps=1)
+    redeals = []
     for seed in range(6):
         obs, info = env.reset(seed=seed)
         assert env.engine.current_player == 1 and info["action_mask"].any()
         assert np.array_equal(env.reset(seed=seed)[0], obs)
+        redeals.append(info["redeals"])
+    # The deals thrown away are counted: results measured through this env lack them.
+    assert 0 in redeals and max(redeals) >= 1
 
 
 def test_gym_env_opponent_list_and_callable() -> None:

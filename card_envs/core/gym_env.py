@@ -5,7 +5,9 @@ the learner must act again or the episode ends. Rewards that arrive on an oppone
 (including the terminal one) are added to the learner's reward for the step that led there.
 Rewards paid before the learner's first decision (opponents seated before it scoring at once)
 have no step to ride on, as ``reset()`` returns none: they are dropped. No action of the learner
-could change them; in ``reward="score"`` mode they are missing from the episode's return.
+could change them; in ``reward="score"`` mode they are missing from the episode's return. A
+deal that ends before the learner's first decision is dealt again (``reset()``'s
+``info["redeals"]`` counts them): it has no step to return.
 The legal-action mask is available as ``action_masks()`` (what sb3-contrib's MaskablePPO calls)
 and in ``info["action_mask"]``.
 """
@@ -123,7 +125,8 @@ class CardGymEnv(gymnasium.Env):
                 agent.seed(int(s.generate_state(1, np.uint32)[0]))
         else:
             engine_seed = None
-        for _ in range(_MAX_REDEALS):
+        redeals = 0
+        while redeals < _MAX_REDEALS:
             if self.learner_seat_option == "random":
                 self.learner = int(self._seat_rng.integers(self.engine.num_players))
             self.engine.reset(seed=engine_seed, deck=deck)
@@ -133,6 +136,7 @@ class CardGymEnv(gymnasium.Env):
                 break
             if deck is not None:
                 raise ValueError("the stacked deck ends the episode before the learner acts")
+            redeals += 1
         else:
             raise RuntimeError(
                 f"{_MAX_REDEALS} deals in a row ended before the learner's first decision "
@@ -144,7 +148,9 @@ class CardGymEnv(gymnasium.Env):
         self._ended_by_penalty = False
         if self.render_mode == "human":
             self.render()
-        return self._observe(), self._info()
+        info = self._info()
+        info["redeals"] = redeals
+        return self._observe(), info
 
     def step(self, action: Any):
         engine = self.engine
