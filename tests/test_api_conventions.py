@@ -235,6 +235,30 @@ def test_calls_before_reset_say_so(game: str) -> None:
             call()
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_agents_exist_before_reset_and_env_help_lists_every_option(game: str) -> None:
+    """As in PettingZoo's classic envs, ``agents`` / ``num_agents`` are there before
+    ``reset()``; ``help(env)`` names each of the game's options with its default."""
+    module = _env_module(game)
+    env = module.env()
+    assert env.agents == env.possible_agents and env.num_agents == len(env.possible_agents)
+    if GAMES[game].parallel:
+        penv = module.parallel_env()
+        assert penv.agents == penv.possible_agents
+    for name, option in GAMES[game].engine_class().options().items():
+        assert f"{name} (default {option.default!r})" in module.env.__doc__
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_resample_hidden_takes_a_generator_or_a_seed(game: str) -> None:
+    env = _env_module(game).env()
+    env.reset(seed=0)
+    seeded = env.clone()
+    env.resample_hidden("player_0", 3)
+    seeded.resample_hidden("player_0", np.random.default_rng(3))
+    assert env.state_dict() == seeded.state_dict()
+
+
 def test_parallel_env_before_reset_says_so() -> None:
     par = _env_module("dogpile").parallel_env(render_mode="ansi")
     for call in (par.state, par.render, lambda: par.step({})):

@@ -80,6 +80,7 @@ class CardAECEnv(AECEnv):
         }
         n = engine.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]  # PettingZoo's classic envs set it before reset()
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         low, high = engine.layout.bounds()
         self._num_actions = engine.num_actions
@@ -284,11 +285,13 @@ class CardAECEnv(AECEnv):
         return self.engine.action_id(name)
 
     def clone(self) -> CardAECEnv:
+        """An independent copy of the env and its game, for look-ahead."""
         import copy
 
         return copy.deepcopy(self)
 
     def state_dict(self) -> dict[str, Any]:
+        """The game's position as JSON-safe data; :meth:`load_state_dict` restores it exactly."""
         return self.engine.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -306,8 +309,13 @@ class CardAECEnv(AECEnv):
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
-    def resample_hidden(self, agent: str | int, rng: np.random.Generator) -> None:
+    def resample_hidden(self, agent: str | int,
+                        rng: np.random.Generator | int | None = None) -> None:
+        """Redraw everything ``agent`` cannot know (a determinization); ``rng`` is a numpy
+        Generator or a seed. The agent's own observation does not change."""
         seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
         self.engine.resample_hidden(seat, rng)
 
 

@@ -99,7 +99,8 @@ COMMON_OPTIONS: dict[str, Option] = {
     ),
     "max_steps": Option(
         None,
-        "Truncate the episode after this many decisions (None: the game's own safety cap).",
+        "Truncate the episode after this many decisions, every seat's counted (None: the game's "
+        "own safety cap).",
         check=optional_int_range(1),
     ),
 }

@@ -35,7 +35,8 @@ class ObsLayout:
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by field name (no copies)."""
         if obs.shape[-1] != self.size:
-            raise ValueError(f"observation has {obs.shape[-1]} values, layout expects {self.size}")
+            raise ValueError(f"observation has {obs.shape[-1]} values, layout expects {self.size} "
+                             "(an agent made for other game options? pass it the env's config)")
         return {name: obs[..., sl] for name, sl in self.slices.items()}
 
     def describe(self) -> str:

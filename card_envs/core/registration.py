@@ -7,6 +7,7 @@ Neither library discovers plugins, so ``import card_envs`` registers every insta
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +36,27 @@ def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[...
             **config: Any) -> CardAECEnv:
         return raw_env(render_mode=render_mode, illegal_action=illegal_action, **config)
 
-    raw_env.__doc__ = f"The {game} AEC env without extras (same as env(); see module docs)."
-    env.__doc__ = f"The {game} AEC env (checks built in). Keyword args are the game's options."
+    options = options_doc(game)
+    raw_env.__doc__ = f"The {game} AEC env without extras (the same as env()).\n\n{options}"
+    env.__doc__ = (f"The {game} PettingZoo AEC env; the checks PettingZoo's wrappers add are "
+                   f"built in.\n\n{options}")
     return env, raw_env
+
+
+def options_doc(game: str) -> str:
+    """The keyword arguments of a game's envs, for their docstrings (``help(roy_v0.env)``)."""
+    from card_envs.games import get_game
+
+    lines = ["Args:",
+             "    render_mode: None, 'ansi' or 'human'.",
+             "    illegal_action: 'error' (raise) or 'penalty' (-1 to the offender, the "
+             "episode ends).",
+             "    The game's options:"]
+    for name, option in get_game(game).engine_class().options().items():
+        lines.append(textwrap.fill(f"{name} (default {option.default!r}): {option.doc}",
+                                   width=88, initial_indent="    ",
+                                   subsequent_indent="        "))
+    return "\n".join(lines)
 
 
 def gym_constructor(game: str) -> Callable[..., CardGymEnv]:

@@ -73,10 +73,13 @@ GAMES: dict[str, GameSpec] = {g.name: g for g in _ALL if g.available()}
 
 
 def get_game(name: str) -> GameSpec:
+    """The registry entry of game ``name`` (engine, heuristic, entry module, Gymnasium id)."""
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; available games: {', '.join(GAMES)}")
     return GAMES[name]
 
 
 def make_engine(name: str, **config: Any) -> Any:
+    """A rules engine of game ``name`` with ``config`` (checked: unknown keys and bad values
+    raise ``ValueError`` naming them). What the envs adapt; fast to step on its own."""
     return get_game(name).engine_class()(**config)

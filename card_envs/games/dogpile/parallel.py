@@ -66,7 +66,7 @@ class DogpileParallelEnv(ParallelEnv):
         n = self.engine.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self.agents: list[str] = []
+        self.agents = self.possible_agents[:]  # as PettingZoo's envs do before reset()
         low, high = self.engine.layout.bounds()
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
@@ -106,9 +106,9 @@ class DogpileParallelEnv(ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         engine = self.engine
+        if not self._has_reset:
+            raise reset_first("step")
         if not self.agents:
-            if not self._has_reset:
-                raise reset_first("step")
             raise RuntimeError("step() called with no live agents; call reset()")
         self._check_keys(actions)
         if self.illegal_action == "error":
