@@ -166,6 +166,49 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(tmp_path / "missing.yaml")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: roy\ngame: dogpile\n", r"game: duplicate key at line 2 \(first at line 1\)"),
+        ("game: roy\nenv:\n  num_players: 2\n  memory: none\n  num_players: 3\n",
+         r"env.num_players: duplicate key at line 5 \(first at line 3\)"),
+        ("game: roy\nppo:\n  policy_kwargs: {net_arch: [8], net_arch: [16]}\n",
+         r"ppo.policy_kwargs.net_arch: duplicate key at line 3, column 34 \(first at line 3, "
+         r"column 19\)"),
+    ],
+)
+def test_a_duplicate_key_is_an_error_naming_its_path_and_line(tmp_path: Path, text: str,
+                                                              message: str) -> None:
+    """PyYAML keeps the last of two equal keys without a word: a config that sets a value twice
+    trained with the one the user may not have meant."""
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: {message}; keep one$"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: roy\nenv: {num_players: 2\nppo: {}\n",
+         r"line 3, column 4: expected ',' or '}', but got ':' \(while parsing a flow mapping at "
+         r"line 2, column 6\)"),
+        ("game: roy\nseed: 1: 2\n", r"line 2, column 8: mapping values are not allowed here"),
+        ("game: roy\nenv: \x07\n", r"line 2, column 6: unacceptable character #x0007"),
+    ],
+)
+def test_a_yaml_syntax_error_is_one_line_naming_the_file_and_position(
+        tmp_path: Path, text: str, message: str) -> None:
+    """PyYAML's own message spans several lines and names the file "<unicode string>"."""
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    error = str(info.value)
+    assert len(error.splitlines()) == 1 and "<unicode string>" not in error, error
+    assert re.match(rf"{re.escape(str(path))}: not valid YAML: {message}", error), error
+
+
 def test_docs_list_every_config_key_with_its_default() -> None:
     """docs/training.md's key table is the reference users read: one row per key, each with
     the default the code applies."""

@@ -415,10 +415,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Co
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"no config file at {str(path)!r}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+    data = _parse_yaml(path.read_text(), str(path))
     where = str(path)
     if overrides and isinstance(data, dict):
         data = copy.deepcopy(data)
@@ -438,6 +435,66 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Co
         return from_dict(data)
     except ConfigError as err:
         raise ConfigError(f"{where}: {err}") from None
+
+
+def _parse_yaml(text: str, where: str) -> Any:
+    """``yaml.safe_load``, but a duplicate key is an error (PyYAML silently keeps the last
+    value) and a syntax error is one line naming the file and the position."""
+    try:
+        loader = yaml.SafeLoader(text)  # (its reader already refuses some characters)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_duplicate_keys(node, "", where, set())
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{where}: not valid YAML: {_yaml_problem(err, text)}") from None
+
+
+def _check_duplicate_keys(node: yaml.Node, path: str, where: str, seen: set[int]) -> None:
+    if id(node) in seen:  # an alias: its anchor was checked already (and may contain itself)
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        first: dict[tuple[str, str], yaml.Node] = {}
+        for key, value in node.value:
+            name = f"{path}.{key.value}" if path else str(key.value)
+            if isinstance(key, yaml.ScalarNode):
+                if (key.tag, key.value) in first:
+                    at, before = key.start_mark, first[key.tag, key.value].start_mark
+                    same_line = at.line == before.line  # a flow mapping: {a: 1, a: 2}
+                    raise ConfigError(f"{where}: {name}: duplicate key at {_at(at, same_line)} "
+                                      f"(first at {_at(before, same_line)}); keep one")
+                first[key.tag, key.value] = key
+            _check_duplicate_keys(value, name, where, seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_duplicate_keys(item, f"{path}[{i}]", where, seen)
+
+
+def _at(mark: yaml.Mark, column: bool) -> str:
+    return f"line {mark.line + 1}" + (f", column {mark.column + 1}" if column else "")
+
+
+def _yaml_problem(err: yaml.YAMLError, text: str) -> str:
+    """PyYAML's message in one line, with the position: its own spans several lines and names
+    the source "<unicode string>"."""
+    mark = getattr(err, "problem_mark", None)
+    if isinstance(err, yaml.MarkedYAMLError) and mark is not None:
+        problem = f"line {mark.line + 1}, column {mark.column + 1}: {err.problem}"
+        context_mark = err.context_mark
+        if err.context and context_mark is not None:
+            problem += (f" ({err.context} at line {context_mark.line + 1}, column "
+                        f"{context_mark.column + 1})")
+        return problem
+    if isinstance(err, yaml.reader.ReaderError):  # a character YAML does not allow
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        return f"line {line}, column {column}: {str(err).splitlines()[0]}"
+    return " ".join(str(err).split())
 
 
 def save_config(cfg: Config, path: str | Path) -> None:
