@@ -151,6 +151,26 @@ def test_policy_kwargs_are_merged_over_the_defaults() -> None:
     assert from_dict({"game": "roy", "training": {"device": "auto"}}).training.device == "auto"
 
 
+@pytest.mark.parametrize("device", ["cuda", "cuda:1"])
+def test_a_cuda_device_without_cuda_is_an_error(device: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """SB3 trained on the CPU instead, silently, while config.yaml still said cuda."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    data = {"game": "roy", "training": {"device": device}}
+    with pytest.raises(ConfigError, match=rf"^training.device: '{device}', but CUDA is not "
+                                          r"available on this machine"):
+        from_dict(data)
+    for fine in ("cpu", "auto"):
+        assert from_dict({"game": "roy", "training": {"device": fine}}).training.device == fine
+    # Read only for its game options (to evaluate the run), a config need not fit this machine.
+    assert from_dict(data, check_cuda=False).training.device == device
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"gpu.yaml: training.device: .*CUDA is not available"):
+        load_config(path)
+    assert load_config(path, check_cuda=False).training.device == device
+
+
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
     cfg = load_config(CONFIGS / "roy.yaml")
     save_config(cfg, tmp_path / "c.yaml")
