@@ -828,6 +828,17 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> No
         load_checkpoint(path, cfg.to_dict())
 
 
+def test_a_run_from_a_cuda_machine_resumes_on_the_cpu(tmp_path: Path) -> None:
+    """A CUDA training.device is an error where CUDA is not available, so the device must be
+    changeable on resume, or such a run could not go on there at all."""
+    cfg = from_dict(game_config("roy")).to_dict()
+    gpu = copy.deepcopy(cfg)
+    gpu["training"]["device"] = "cuda"
+    path = tmp_path / "checkpoint.pt"
+    torch.save({"format": 1, "config": gpu}, path)
+    assert load_checkpoint(path, cfg)["config"]["training"]["device"] == "cuda"
+
+
 def test_a_config_key_only_one_side_has_is_a_difference(tmp_path: Path) -> None:
     """A key the checkpoint's config lacks, or only it has, is a config change too."""
     cfg = from_dict(game_config("roy")).to_dict()
