@@ -75,6 +75,28 @@ def test_any_agent_type_anywhere(tmp_path: Path) -> None:
     assert "first-legal" in text and "callable_agent" in text
 
 
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_table_columns_line_up_whatever_the_labels(num_players: int) -> None:
+    """The width came from the focal agents' labels only: a long label that is only ever an
+    opponent (--first-vs-rest, a run path) pushed its rating row's numbers out of line, and
+    was cut to 12 characters in the win-rate table."""
+    long = "runs/roy/20250101-120000-seed1/best.zip"
+    report = evaluate("roy", ["random", "heuristic", "random"], games=3,
+                      config={"num_players": num_players}, labels=["rnd", long, "random"],
+                      pairs=[(0, 1), (0, 2)])
+    wins, ratings = format_table(report).split("\n\n")[1:]
+    for table, left, right in ((wins, 2, 3), (ratings, 1, 3)):
+        lines = table.splitlines()
+        tokens = [list(re.finditer(r"\S+", line)) for line in lines]
+        assert len({len(line) for line in lines}) == 1, table
+        # Left-aligned label columns start, right-aligned number columns end, at one offset.
+        for k in range(1, left):
+            assert len({row[k].start() for row in tokens}) == 1, table
+        for k in range(1, right + 1):
+            assert len({row[-k].end() for row in tokens}) == 1, table
+    assert long in wins and long in ratings
+
+
 def test_play_games_is_reproducible_and_rotates_seats() -> None:
     actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
     seatings = [[0, 1], [1, 0]] * 20

@@ -266,13 +266,18 @@ def format_table(report: dict[str, Any]) -> str:
     vs = "vs" if n == 2 else f"vs {n - 1}x"
     lines = [f"{report['game']} ({n} players, {report['games_per_match']} games per match, "
              f"chance {report['chance']:.3f})", ""]
-    width = max([len(m["a"]) for m in report["matches"]] + [5])
-    lines.append(f"{'agent':<{width}}  {vs:<12} {'win rate':>8}  {'95% CI':<15} "
+    # Each column as wide as its longest label. Opponents are not cut short (two runs' best.zip
+    # can differ only past the cut), and the ratings list every agent, also those that are only
+    # ever opponents (with --first-vs-rest, all but the first).
+    a_width = max([len(m["a"]) for m in report["matches"]] + [len("agent")])
+    b_width = max([len(m["b"]) for m in report["matches"]] + [len(vs)])
+    lines.append(f"{'agent':<{a_width}}  {vs:<{b_width}} {'win rate':>8}  {'95% CI':<15} "
                  f"{'W':>5} {'L':>5} {'D':>5}")
     for m in report["matches"]:
         lo, hi = m["ci95"]
-        lines.append(f"{m['a']:<{width}}  {m['b'][:12]:<12} {m['win_rate']:8.3f}  "
+        lines.append(f"{m['a']:<{a_width}}  {m['b']:<{b_width}} {m['win_rate']:8.3f}  "
                      f"[{lo:.3f}, {hi:.3f}]  {m['wins']:5d} {m['losses']:5d} {m['draws']:5d}")
+    width = max([len(label) for label in report["ratings"]] + [len("agent")])
     lines += ["", f"{'agent':<{width}}  {'TrueSkill mu':>12} {'sigma':>6} {'mu-3s':>7}"]
     for label, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
         lines.append(f"{label:<{width}}  {r['mu']:12.2f} {r['sigma']:6.2f} "
