@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 import os
 import re
 import shlex
@@ -30,8 +31,8 @@ from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
 from training.config import Config, ConfigError, from_dict, load_config, save_config
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
+from training.train import completed_summary, train
 from training.train import main as train_main
-from training.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
@@ -808,6 +809,60 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     progress = (run / "progress.csv").read_text().splitlines()[1:]
     steps = [int(r.split(",")[0]) for r in progress]
     assert steps == sorted(steps) and len(steps) == len(set(steps))
+
+
+def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``folder``: its bytes and modification time."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("final_games", [4, 0])
+def test_resuming_a_complete_run_says_so_and_touches_nothing(final_games: int, tmp_path: Path,
+                                                             capsys) -> None:
+    """It used to evaluate the run again and rewrite final.zip, evaluation.json and
+    summary.json, without a word. Killed during its closing evaluation, a run still gets it."""
+    data = game_config("roy")
+    data["training"].update(total_timesteps=512, checkpoint_every=512)
+    data["evaluation"].update(every=512, final_games=final_games)
+    run = tmp_path / "runs" / "roy" / "done"
+    run.mkdir(parents=True)
+    cfg = from_dict(data)
+    save_config(cfg, run / "config.yaml")
+    summary = train(cfg, run, progress=False)
+    assert summary["num_timesteps"] == 512
+    assert (run / "evaluation.json").exists() == bool(final_games)
+    capsys.readouterr()
+    before = _files(run)
+    for flags in ([], ["--total-timesteps", "512"], ["--time-limit-minutes", "3"]):
+        assert train_main(["--resume", str(run), "--no-progress", *flags]) == summary
+        assert _files(run) == before, flags
+        out = capsys.readouterr().out
+        assert out == (f"{run}: the run is already complete at 512 steps "
+                       f"(training.total_timesteps 512); to train it further: python -m "
+                       f"training.train --resume {run} --total-timesteps <more than 512>\n")
+    if not final_games:
+        return
+    # Killed during the closing evaluation: nothing after it was written. Resumed, the run is
+    # evaluated (and trained no further); then it is complete.
+    for name in ("evaluation.json", "evaluation.png", "summary.json"):
+        (run / name).unlink()
+    resumed = train_main(["--resume", str(run), "--no-progress"])
+    assert "already complete" not in capsys.readouterr().out
+    assert resumed["num_timesteps"] == 512
+    assert resumed["evaluation"] == summary["evaluation"]
+    assert json.loads((run / "summary.json").read_text())["evaluation"] == summary["evaluation"]
+    after = _files(run)
+    assert after["checkpoint.pt"] == before["checkpoint.pt"]  # not even rewritten
+    for name in ("progress.csv", "eval.csv", "best.zip", "latest.zip"):
+        assert after[name][0] == before[name][0], name
+    assert (run / "evaluation.json").exists()
+    train_main(["--resume", str(run), "--no-progress"])
+    assert "already complete at 512 steps" in capsys.readouterr().out
+    # A changed evaluation.final_games (config.yaml edited) is not complete yet: it evaluates.
+    assert completed_summary(run, load_config(run / "config.yaml")) is not None
+    data["evaluation"]["final_games"] = 6
+    assert completed_summary(run, from_dict(data)) is None
 
 
 def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
