@@ -75,6 +75,28 @@ def test_any_agent_type_anywhere(tmp_path: Path) -> None:
     assert "first-legal" in text and "callable_agent" in text
 
 
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_table_columns_line_up_whatever_the_labels(num_players: int) -> None:
+    """The width came from the focal agents' labels only: a long label that is only ever an
+    opponent (--first-vs-rest, a run path) pushed its rating row's numbers out of line, and
+    was cut to 12 characters in the win-rate table."""
+    long = "runs/roy/20250101-120000-seed1/best.zip"
+    report = evaluate("roy", ["random", "heuristic", "random"], games=3,
+                      config={"num_players": num_players}, labels=["rnd", long, "random"],
+                      pairs=[(0, 1), (0, 2)])
+    wins, ratings = format_table(report).split("\n\n")[1:]
+    for table, left, right in ((wins, 2, 3), (ratings, 1, 3)):
+        lines = table.splitlines()
+        tokens = [list(re.finditer(r"\S+", line)) for line in lines]
+        assert len({len(line) for line in lines}) == 1, table
+        # Left-aligned label columns start, right-aligned number columns end, at one offset.
+        for k in range(1, left):
+            assert len({row[k].start() for row in tokens}) == 1, table
+        for k in range(1, right + 1):
+            assert len({row[-k].end() for row in tokens}) == 1, table
+    assert long in wins and long in ratings
+
+
 def test_play_games_is_reproducible_and_rotates_seats() -> None:
     actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
     seatings = [[0, 1], [1, 0]] * 20
@@ -160,13 +182,13 @@ def test_unknown_agent_and_mismatched_policy_are_clear_errors(tmp_path: Path) ->
         evaluate("roy", [str(tmp_path), "random"], games=2)
 
 
-def _save_untrained_policy(path: Path) -> None:
+def _save_untrained_policy(path: Path, config: dict | None = None) -> None:
     """An untrained ROY policy (close to uniform over the legal moves) saved at ``path``."""
     from sb3_contrib import MaskablePPO
 
     from training.selfplay import SelfPlayVecEnv
 
-    env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    env = SelfPlayVecEnv("roy", config or {}, 2, {"random": 1.0}, seed=0)
     MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
                 policy_kwargs={"net_arch": [16]}).save(path)
 
@@ -259,3 +281,86 @@ def test_an_agent_in_several_seats_gets_the_mean_of_their_updates() -> None:
     assert (a.mu, a.sigma) == pytest.approx((new[0][0].mu, new[0][0].sigma))
     assert b.mu == pytest.approx((new[1][0].mu + new[2][0].mu) / 2)
     assert b.sigma == pytest.approx((new[1][0].sigma + new[2][0].sigma) / 2)
+
+
+def _run(folder: Path, env: dict, game: str = "roy", device: str = "cpu") -> Path:
+    """A run directory as training leaves it, as far as evaluation reads it: its config.yaml
+    and an (untrained, ROY) best.zip."""
+    from training.config import from_dict, save_config
+
+    folder.mkdir(parents=True)
+    cfg = from_dict({"game": game, "env": env, "training": {"device": device}}, check_cuda=False)
+    save_config(cfg, folder / "config.yaml")
+    _save_untrained_policy(folder / "best.zip", env if game == "roy" else {})
+    return folder
+
+
+FULL_GAMES = {"episode": "game", "target_score": 20}
+
+
+def test_cli_plays_a_run_on_its_own_game_options(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run trained on full games used to be evaluated on single hands (the game's default)
+    unless --config named its config again."""
+    import torch
+
+    # Its config.yaml asks for CUDA, which this machine need not have to evaluate it.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    run = _run(tmp_path / "runs" / "a", FULL_GAMES, device="cuda")
+    config_file = str(run / "config.yaml")
+    out = tmp_path / "ev"
+    # The run directory and a policy in it: one run, named once.
+    report = main(["--game", "roy", "--agents", str(run / "best.zip"), "random", str(run),
+                   "--games", "2", "--out", str(out)])
+    assert report["config"] == FULL_GAMES and report["config_from"] == [config_file]
+    assert json.loads(out.with_suffix(".json").read_text())["config_from"] == [config_file]
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"game options from {config_file}: {FULL_GAMES}\n"), printed
+    # --env still overrides, on top.
+    report = main(["--game", "roy", "--agents", str(run), "random", "--games", "2", "--out",
+                   str(out), "--env", "target_score=30"])
+    assert report["config"] == {**FULL_GAMES, "target_score": 30}
+    assert report["config_from"] == [config_file, "--env target_score=30"]
+    assert "and --env target_score=30: " in capsys.readouterr().out
+    # No run among the agents: the game's defaults, and the report says so.
+    report = main(["--game", "roy", "--agents", "heuristic", "random", "--games", "2", "--out",
+                   str(out)])
+    assert report["config"] == {} and report["config_from"] == []
+    assert "game options" not in capsys.readouterr().out
+
+
+def test_cli_runs_on_different_game_options_are_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    a = _run(tmp_path / "runs" / "a", FULL_GAMES)
+    b = _run(tmp_path / "runs" / "b", {**FULL_GAMES, "memory": "none"})
+    out = tmp_path / "ev" / "r"
+    argv = ["--game", "roy", "--agents", str(a / "best.zip"), str(b), "--games", "2", "--out",
+            str(out)]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert (f"--agents: the runs {a / 'best.zip'} and {b} were trained on different game "
+            "options (memory: 'perfect' vs 'none'); pass --config <run or config>") in err
+    assert "--env KEY=VALUE" in err
+    assert not out.parent.exists()
+    # Either way out: one run's options, or setting the ones that differ.
+    report = main([*argv, "--config", str(b)])
+    assert report["config"] == {**FULL_GAMES, "memory": "none"}
+    assert report["config_from"] == [str(b / "config.yaml")]
+    report = main([*argv, "--env", "memory=none"])
+    assert report["config"] == {**FULL_GAMES, "memory": "none"}
+    assert report["config_from"] == [str(a / "config.yaml"), str(b / "config.yaml"),
+                                     "--env memory=none"]
+
+
+def test_cli_a_run_of_another_game_is_a_usage_error(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    run = _run(tmp_path / "uno", {}, game="memory_uno")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--game", "roy", "--agents", str(run / "best.zip"), "random", "--games", "2",
+              "--out", str(tmp_path / "ev" / "r")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert (f"agent {run / 'best.zip'}: its run's config {run / 'config.yaml'} is a memory_uno "
+            "config, not roy") in err

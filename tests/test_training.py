@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 import os
 import re
 import shlex
@@ -30,8 +31,8 @@ from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
 from training.config import Config, ConfigError, from_dict, load_config, save_config
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
+from training.train import completed_summary, train
 from training.train import main as train_main
-from training.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
@@ -151,6 +152,26 @@ def test_policy_kwargs_are_merged_over_the_defaults() -> None:
     assert from_dict({"game": "roy", "training": {"device": "auto"}}).training.device == "auto"
 
 
+@pytest.mark.parametrize("device", ["cuda", "cuda:1"])
+def test_a_cuda_device_without_cuda_is_an_error(device: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """SB3 trained on the CPU instead, silently, while config.yaml still said cuda."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    data = {"game": "roy", "training": {"device": device}}
+    with pytest.raises(ConfigError, match=rf"^training.device: '{device}', but CUDA is not "
+                                          r"available on this machine"):
+        from_dict(data)
+    for fine in ("cpu", "auto"):
+        assert from_dict({"game": "roy", "training": {"device": fine}}).training.device == fine
+    # Read only for its game options (to evaluate the run), a config need not fit this machine.
+    assert from_dict(data, check_cuda=False).training.device == device
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"gpu.yaml: training.device: .*CUDA is not available"):
+        load_config(path)
+    assert load_config(path, check_cuda=False).training.device == device
+
+
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
     cfg = load_config(CONFIGS / "roy.yaml")
     save_config(cfg, tmp_path / "c.yaml")
@@ -164,6 +185,49 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(bad)
     with pytest.raises(ConfigError, match="no config file"):
         load_config(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: roy\ngame: dogpile\n", r"game: duplicate key at line 2 \(first at line 1\)"),
+        ("game: roy\nenv:\n  num_players: 2\n  memory: none\n  num_players: 3\n",
+         r"env.num_players: duplicate key at line 5 \(first at line 3\)"),
+        ("game: roy\nppo:\n  policy_kwargs: {net_arch: [8], net_arch: [16]}\n",
+         r"ppo.policy_kwargs.net_arch: duplicate key at line 3, column 34 \(first at line 3, "
+         r"column 19\)"),
+    ],
+)
+def test_a_duplicate_key_is_an_error_naming_its_path_and_line(tmp_path: Path, text: str,
+                                                              message: str) -> None:
+    """PyYAML keeps the last of two equal keys without a word: a config that sets a value twice
+    trained with the one the user may not have meant."""
+    path = tmp_path / "dup.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: {message}; keep one$"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: roy\nenv: {num_players: 2\nppo: {}\n",
+         r"line 3, column 4: expected ',' or '}', but got ':' \(while parsing a flow mapping at "
+         r"line 2, column 6\)"),
+        ("game: roy\nseed: 1: 2\n", r"line 2, column 8: mapping values are not allowed here"),
+        ("game: roy\nenv: \x07\n", r"line 2, column 6: unacceptable character #x0007"),
+    ],
+)
+def test_a_yaml_syntax_error_is_one_line_naming_the_file_and_position(
+        tmp_path: Path, text: str, message: str) -> None:
+    """PyYAML's own message spans several lines and names the file "<unicode string>"."""
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    error = str(info.value)
+    assert len(error.splitlines()) == 1 and "<unicode string>" not in error, error
+    assert re.match(rf"{re.escape(str(path))}: not valid YAML: {message}", error), error
 
 
 def test_docs_list_every_config_key_with_its_default() -> None:
@@ -747,6 +811,60 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     assert steps == sorted(steps) and len(steps) == len(set(steps))
 
 
+def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``folder``: its bytes and modification time."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("final_games", [4, 0])
+def test_resuming_a_complete_run_says_so_and_touches_nothing(final_games: int, tmp_path: Path,
+                                                             capsys) -> None:
+    """It used to evaluate the run again and rewrite final.zip, evaluation.json and
+    summary.json, without a word. Killed during its closing evaluation, a run still gets it."""
+    data = game_config("roy")
+    data["training"].update(total_timesteps=512, checkpoint_every=512)
+    data["evaluation"].update(every=512, final_games=final_games)
+    run = tmp_path / "runs" / "roy" / "done"
+    run.mkdir(parents=True)
+    cfg = from_dict(data)
+    save_config(cfg, run / "config.yaml")
+    summary = train(cfg, run, progress=False)
+    assert summary["num_timesteps"] == 512
+    assert (run / "evaluation.json").exists() == bool(final_games)
+    capsys.readouterr()
+    before = _files(run)
+    for flags in ([], ["--total-timesteps", "512"], ["--time-limit-minutes", "3"]):
+        assert train_main(["--resume", str(run), "--no-progress", *flags]) == summary
+        assert _files(run) == before, flags
+        out = capsys.readouterr().out
+        assert out == (f"{run}: the run is already complete at 512 steps "
+                       f"(training.total_timesteps 512); to train it further: python -m "
+                       f"training.train --resume {run} --total-timesteps <more than 512>\n")
+    if not final_games:
+        return
+    # Killed during the closing evaluation: nothing after it was written. Resumed, the run is
+    # evaluated (and trained no further); then it is complete.
+    for name in ("evaluation.json", "evaluation.png", "summary.json"):
+        (run / name).unlink()
+    resumed = train_main(["--resume", str(run), "--no-progress"])
+    assert "already complete" not in capsys.readouterr().out
+    assert resumed["num_timesteps"] == 512
+    assert resumed["evaluation"] == summary["evaluation"]
+    assert json.loads((run / "summary.json").read_text())["evaluation"] == summary["evaluation"]
+    after = _files(run)
+    assert after["checkpoint.pt"] == before["checkpoint.pt"]  # not even rewritten
+    for name in ("progress.csv", "eval.csv", "best.zip", "latest.zip"):
+        assert after[name][0] == before[name][0], name
+    assert (run / "evaluation.json").exists()
+    train_main(["--resume", str(run), "--no-progress"])
+    assert "already complete at 512 steps" in capsys.readouterr().out
+    # A changed evaluation.final_games (config.yaml edited) is not complete yet: it evaluates.
+    assert completed_summary(run, load_config(run / "config.yaml")) is not None
+    data["evaluation"]["final_games"] = 6
+    assert completed_summary(run, from_dict(data)) is None
+
+
 def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> None:
     cfg = from_dict(game_config("roy"))
     path = tmp_path / "checkpoint.pt"
@@ -763,6 +881,17 @@ def test_corrupt_or_mismatched_checkpoint_is_a_clear_error(tmp_path: Path) -> No
     torch.save({"weights": 1}, path)
     with pytest.raises(CheckpointError, match="not a card-envs training checkpoint"):
         load_checkpoint(path, cfg.to_dict())
+
+
+def test_a_run_from_a_cuda_machine_resumes_on_the_cpu(tmp_path: Path) -> None:
+    """A CUDA training.device is an error where CUDA is not available, so the device must be
+    changeable on resume, or such a run could not go on there at all."""
+    cfg = from_dict(game_config("roy")).to_dict()
+    gpu = copy.deepcopy(cfg)
+    gpu["training"]["device"] = "cuda"
+    path = tmp_path / "checkpoint.pt"
+    torch.save({"format": 1, "config": gpu}, path)
+    assert load_checkpoint(path, cfg)["config"]["training"]["device"] == "cuda"
 
 
 def test_a_config_key_only_one_side_has_is_a_difference(tmp_path: Path) -> None:

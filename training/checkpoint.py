@@ -19,8 +19,10 @@ import torch
 FORMAT = 1
 CHECKPOINT_NAME = "checkpoint.pt"
 #: Keys that say how long to train, not what: a resumed run may change them (to extend it).
+#: And the device, so a run from a CUDA machine can go on where there is none (a CUDA device
+#: there is a config error, and no longer a silent fall-back to the CPU).
 RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
-                  "evaluation.final_games"}
+                  "evaluation.final_games", "training.device"}
 
 
 class CheckpointError(RuntimeError):

@@ -272,16 +272,21 @@ def _check_optimizer_kwargs(kwargs: dict[str, Any]) -> None:
             raise _unknown("ppo.policy_kwargs.optimizer_kwargs.", str(key), allowed)
 
 
-def _check_device(device: str) -> None:
+def _check_device(device: str, check_cuda: bool) -> None:
     import torch
 
     if device == "auto":  # SB3's own choice: cuda when available, else cpu
         return
     try:
-        torch.device(device)
+        kind = torch.device(device).type
     except (RuntimeError, ValueError):
         raise ConfigError(f"training.device: expected 'auto' or a torch device such as 'cpu', "
                           f"'cuda' or 'cuda:1', got {device!r}") from None
+    # SB3 would train on the CPU instead, silently, while config.yaml still said cuda.
+    if check_cuda and kind == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"training.device: {device!r}, but CUDA is not available on this "
+                          "machine (torch.cuda.is_available() is False); use 'cpu', or 'auto' "
+                          "for CUDA where there is one")
 
 
 def _validate_env(game: str, env: dict[str, Any]) -> None:
@@ -307,8 +312,11 @@ def _check_features(game: str, features: Any) -> str:
     return str(features)
 
 
-def from_dict(data: dict[str, Any]) -> Config:
-    """Validate a config mapping (as loaded from YAML) into a :class:`Config`."""
+def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
+    """Validate a config mapping (as loaded from YAML) into a :class:`Config`.
+
+    ``check_cuda=False`` accepts a CUDA ``training.device`` on a machine without CUDA: for
+    reading a run's config for anything but training it (its game options, to evaluate it)."""
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping, got {type(data).__name__}")
     top = [f.name for f in fields(Config)]
@@ -337,11 +345,11 @@ def from_dict(data: dict[str, Any]) -> Config:
         evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation")),
         pretrain=_build_section(PretrainConfig, "pretrain", data.get("pretrain")),
     )
-    _check_values(cfg)
+    _check_values(cfg, check_cuda)
     return cfg
 
 
-def _check_values(cfg: Config) -> None:
+def _check_values(cfg: Config, check_cuda: bool) -> None:
     sp, tr, ev = cfg.selfplay, cfg.training, cfg.evaluation
     for kind, rate in sp.opponents.items():
         if kind not in _OPPONENT_KINDS:
@@ -399,7 +407,7 @@ def _check_values(cfg: Config) -> None:
     if tr.time_limit_minutes is not None and not tr.time_limit_minutes > 0:
         raise ConfigError("training.time_limit_minutes: expected a number > 0 (or null for no "
                           f"limit), got {tr.time_limit_minutes}")
-    _check_device(tr.device)
+    _check_device(tr.device, check_cuda)
     if tr.init_from is not None and not tr.init_from:
         raise ConfigError("training.init_from: expected a policy .zip path or null, got ''")
     rollout = cfg.ppo["n_steps"] * sp.n_envs
@@ -408,17 +416,16 @@ def _check_values(cfg: Config) -> None:
                           f"of ppo.n_steps * selfplay.n_envs = {rollout} samples")
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Config:
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
+                check_cuda: bool = True) -> Config:
     """Load and validate a config file; ``overrides`` (``{"training.total_timesteps": 4000}``,
     from the command line) replace the file's values before validation, so a value they bring
-    is checked like the file's own, and a bad value in the file can be overridden."""
+    is checked like the file's own, and a bad value in the file can be overridden.
+    ``check_cuda``: as in :func:`from_dict`."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"no config file at {str(path)!r}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+    data = _parse_yaml(path.read_text(), str(path))
     where = str(path)
     if overrides and isinstance(data, dict):
         data = copy.deepcopy(data)
@@ -435,9 +442,69 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Co
                 node[key] = value
         where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
     try:
-        return from_dict(data)
+        return from_dict(data, check_cuda=check_cuda)
     except ConfigError as err:
         raise ConfigError(f"{where}: {err}") from None
+
+
+def _parse_yaml(text: str, where: str) -> Any:
+    """``yaml.safe_load``, but a duplicate key is an error (PyYAML silently keeps the last
+    value) and a syntax error is one line naming the file and the position."""
+    try:
+        loader = yaml.SafeLoader(text)  # (its reader already refuses some characters)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_duplicate_keys(node, "", where, set())
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{where}: not valid YAML: {_yaml_problem(err, text)}") from None
+
+
+def _check_duplicate_keys(node: yaml.Node, path: str, where: str, seen: set[int]) -> None:
+    if id(node) in seen:  # an alias: its anchor was checked already (and may contain itself)
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        first: dict[tuple[str, str], yaml.Node] = {}
+        for key, value in node.value:
+            name = f"{path}.{key.value}" if path else str(key.value)
+            if isinstance(key, yaml.ScalarNode):
+                if (key.tag, key.value) in first:
+                    at, before = key.start_mark, first[key.tag, key.value].start_mark
+                    same_line = at.line == before.line  # a flow mapping: {a: 1, a: 2}
+                    raise ConfigError(f"{where}: {name}: duplicate key at {_at(at, same_line)} "
+                                      f"(first at {_at(before, same_line)}); keep one")
+                first[key.tag, key.value] = key
+            _check_duplicate_keys(value, name, where, seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_duplicate_keys(item, f"{path}[{i}]", where, seen)
+
+
+def _at(mark: yaml.Mark, column: bool) -> str:
+    return f"line {mark.line + 1}" + (f", column {mark.column + 1}" if column else "")
+
+
+def _yaml_problem(err: yaml.YAMLError, text: str) -> str:
+    """PyYAML's message in one line, with the position: its own spans several lines and names
+    the source "<unicode string>"."""
+    mark = getattr(err, "problem_mark", None)
+    if isinstance(err, yaml.MarkedYAMLError) and mark is not None:
+        problem = f"line {mark.line + 1}, column {mark.column + 1}: {err.problem}"
+        context_mark = err.context_mark
+        if err.context and context_mark is not None:
+            problem += (f" ({err.context} at line {context_mark.line + 1}, column "
+                        f"{context_mark.column + 1})")
+        return problem
+    if isinstance(err, yaml.reader.ReaderError):  # a character YAML does not allow
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        return f"line {line}, column {column}: {str(err).splitlines()[0]}"
+    return " ".join(str(err).split())
 
 
 def save_config(cfg: Config, path: str | Path) -> None:

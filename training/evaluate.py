@@ -13,7 +13,9 @@ drift and with the matchups interleaved (:func:`rate`); an agent that fills seve
 game gets the mean of those seats' updates.
 
 Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its best policy),
-and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor.
+and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor. The command
+line plays on the game options of ``--config``, else of the runs among the agents (their
+``config.yaml``, which must agree), then ``--env``.
 """
 
 from __future__ import annotations
@@ -266,13 +268,18 @@ def format_table(report: dict[str, Any]) -> str:
     vs = "vs" if n == 2 else f"vs {n - 1}x"
     lines = [f"{report['game']} ({n} players, {report['games_per_match']} games per match, "
              f"chance {report['chance']:.3f})", ""]
-    width = max([len(m["a"]) for m in report["matches"]] + [5])
-    lines.append(f"{'agent':<{width}}  {vs:<12} {'win rate':>8}  {'95% CI':<15} "
+    # Each column as wide as its longest label. Opponents are not cut short (two runs' best.zip
+    # can differ only past the cut), and the ratings list every agent, also those that are only
+    # ever opponents (with --first-vs-rest, all but the first).
+    a_width = max([len(m["a"]) for m in report["matches"]] + [len("agent")])
+    b_width = max([len(m["b"]) for m in report["matches"]] + [len(vs)])
+    lines.append(f"{'agent':<{a_width}}  {vs:<{b_width}} {'win rate':>8}  {'95% CI':<15} "
                  f"{'W':>5} {'L':>5} {'D':>5}")
     for m in report["matches"]:
         lo, hi = m["ci95"]
-        lines.append(f"{m['a']:<{width}}  {m['b'][:12]:<12} {m['win_rate']:8.3f}  "
+        lines.append(f"{m['a']:<{a_width}}  {m['b']:<{b_width}} {m['win_rate']:8.3f}  "
                      f"[{lo:.3f}, {hi:.3f}]  {m['wins']:5d} {m['losses']:5d} {m['draws']:5d}")
+    width = max([len(label) for label in report["ratings"]] + [len("agent")])
     lines += ["", f"{'agent':<{width}}  {'TrueSkill mu':>12} {'sigma':>6} {'mu-3s':>7}"]
     for label, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
         lines.append(f"{label:<{width}}  {r['mu']:12.2f} {r['sigma']:6.2f} "
@@ -315,7 +322,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
                         help="game options, e.g. num_players=3 (YAML values)")
     parser.add_argument("--config", help="take the game options from a training config / run "
-                                         "(of the same --game)")
+                                         "(of the same --game); default: from the runs among "
+                                         "--agents, which must agree")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--parallel", type=int, default=64, help="games played at once (>= 1)")
     parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
@@ -342,37 +350,73 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.parallel < 1:
         parser.error(f"--parallel: expected at least 1, got {args.parallel}")
     torch.set_num_threads(1)
-    config: dict[str, Any] = {}
-    if args.config:
-        path = args.config
-        if os.path.isdir(path):
-            path = os.path.join(path, "config.yaml")
-        from training.config import load_config
-
-        try:
-            cfg = load_config(path)
-        except ConfigError as err:
-            parser.error(str(err))
-        if cfg.game != args.game:
-            parser.error(f"--config {args.config} is a {cfg.game} config, not {args.game}: its "
-                         "game options would not be this game's")
-        config = dict(cfg.env)
+    overrides: dict[str, Any] = {}
     for item in args.env:
         key, eq, value = item.partition("=")
         if not eq or not key:
             parser.error(f"--env: expected KEY=VALUE, got {item!r}")
-        config[key] = yaml.safe_load(value)
+        overrides[key] = yaml.safe_load(value)
+    from training.config import load_config
+
+    # Where the game options come from: --config, else the runs among the agents (a policy is
+    # only meaningful on the variant it was trained on), else the game's defaults.
+    sources: dict[str, str] = {}  # config file -> what named it
+    if args.config:
+        path = args.config
+        if os.path.isdir(path):
+            path = os.path.join(path, "config.yaml")
+        sources[path] = f"--config {args.config}"
+    else:
+        for agent in args.agents:
+            path = run_config_path(agent)
+            if path is not None and not any(os.path.samefile(path, p) for p in sources):
+                sources[path] = agent
+    options: dict[str, dict[str, Any]] = {}
+    for path, named_by in sources.items():
+        try:
+            # Only its game options are read: a CUDA device need not exist on this machine.
+            cfg = load_config(path, check_cuda=False)
+        except ConfigError as err:
+            hint = "" if args.config else f" (read for {named_by}; --config can name another)"
+            parser.error(f"{err}{hint}")
+        if cfg.game != args.game:
+            where = named_by if args.config else f"agent {named_by}: its run's config {path}"
+            parser.error(f"{where} is a {cfg.game} config, not {args.game}: its game options "
+                         "would not be this game's")
+        options[path] = {**cfg.env, **overrides}
     try:
         # Resolved here, so a bad option or agent is a usage error, not a traceback.
+        resolved = {path: make_engine(args.game, **env).config for path, env in options.items()}
+        first = next(iter(options), None)
+        for path in options:
+            if first is None or resolved[path] == resolved[first]:
+                continue
+            differ = ", ".join(f"{k}: {v!r} vs {resolved[path][k]!r}"
+                               for k, v in resolved[first].items() if resolved[path][k] != v)
+            parser.error(f"--agents: the runs {sources[first]} and {sources[path]} were trained "
+                         f"on different game options ({differ}); pass --config <run or "
+                         "config> to evaluate on one run's, or --env KEY=VALUE to set those "
+                         "that differ")
+        config = {**(options[first] if first else {}), **overrides}
         make_engine(args.game, **config)
         actors = make_actors(args.game, args.agents, config, args.seed, not args.stochastic)
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
+    if sources:
+        print(f"game options from {', '.join(sources)}"
+              + (f" and --env {' '.join(args.env)}" if args.env else "") + f": {config}")
     report = evaluate(args.game, actors, games=args.games, config=config, seed=args.seed,
                       parallel=args.parallel, deterministic=not args.stochastic,
                       labels=_unique_labels(args.agents),
                       pairs=[(0, j) for j in range(1, len(args.agents))]
                       if args.first_vs_rest else None)
+    # Where report["config"] came from: config files, then --env (none: the game's defaults).
+    ordered: dict[str, Any] = {}
+    for key, value in report.items():
+        ordered[key] = value
+        if key == "config":
+            ordered["config_from"] = [*sources, *(f"--env {item}" for item in args.env)]
+    report = ordered
     print(format_table(report))
     prefix = args.out or _unused_prefix(os.path.join("eval", f"{args.game}-seed{args.seed}"))
     os.makedirs(os.path.dirname(prefix) or ".", exist_ok=True)
@@ -381,6 +425,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     plot_report(report, prefix + ".png")
     print(f"\nwrote {prefix}.json and {prefix}.png")
     return report
+
+
+def run_config_path(agent: str) -> str | None:
+    """The ``config.yaml`` of the run an agent comes from (a run directory, or a ``.zip`` in
+    one), if there is one."""
+    if agent in ("random", "heuristic"):
+        return None
+    if os.path.isdir(agent):
+        path = os.path.join(agent, "config.yaml")
+    elif agent.endswith(".zip"):
+        path = os.path.join(os.path.dirname(agent), "config.yaml")
+    else:
+        return None
+    return path if os.path.isfile(path) else None
 
 
 def _unused_prefix(base: str) -> str:

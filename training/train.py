@@ -637,6 +637,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             if not (run_dir / CHECKPOINT_NAME).is_file():
                 raise CheckpointError(f"{run_dir} holds no checkpoint (its run stopped before "
                                       f"the first one); {_restart(run_dir, cfg)}")
+            done = completed_summary(run_dir, cfg)
+            if done is not None:
+                # Nothing to train or evaluate: its final.zip and evaluation stay as they are.
+                steps = done["num_timesteps"]
+                print(f"{run_dir}: the run is already complete at {steps} steps "
+                      f"(training.total_timesteps {cfg.training.total_timesteps}); to train it "
+                      f"further: python -m training.train --resume {shlex.quote(str(run_dir))} "
+                      f"--total-timesteps <more than {steps}>")
+                return done
             if overrides:
                 save_config(cfg, run_dir / "config.yaml")
         else:
@@ -660,6 +669,29 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                   f"{shlex.quote(str(run_dir))}")
         raise SystemExit(128 + signal.Signals[name].value)  # the shell's code for a signal
     return summary
+
+
+def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
+    """The summary of the run in ``run_dir`` if it has nothing left to do under ``cfg``, else
+    None: trained to ``training.total_timesteps`` and closed, its ``summary.json`` (written
+    last) of its checkpoint's step and holding the closing evaluation, over
+    ``evaluation.final_games`` games, unless that is 0. A run killed during its closing
+    evaluation is not complete; nor is one extended past an earlier closing evaluation."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(summary, dict):
+        return None
+    steps, final_games = summary.get("num_timesteps"), cfg.evaluation.final_games
+    if not isinstance(steps, int) or steps < cfg.training.total_timesteps:
+        return None
+    evaluation = summary.get("evaluation") or {}
+    if final_games and (not evaluation or any(m.get("games") != final_games
+                                              for m in evaluation.values())):
+        return None
+    state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
+    return summary if state["num_timesteps"] == steps else None
 
 
 def _restart(run_dir: Path, cfg: Config) -> str:
