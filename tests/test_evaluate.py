@@ -148,6 +148,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ({"--agents": ["random"]}, r"--agents: a matchup needs at least two agents"),
         ({"--env": ["num_players"]}, r"--env: expected KEY=VALUE, got 'num_players'"),
         ({"--env": ["num_player=3"]}, r"unknown config key 'num_player'"),
+        ({"--env": ["num_players=["]}, r"--env num_players=\[: not valid YAML: line 1, column 2"),
         ({"--config": [str(ROOT / "configs" / "memory_uno.yaml")]},
          r"is a memory_uno config, not roy"),
         ({"--agents": ["rnadom", "random"]}, r"unknown agent 'rnadom'"),
@@ -191,6 +192,17 @@ def _save_untrained_policy(path: Path, config: dict | None = None) -> None:
     env = SelfPlayVecEnv("roy", config or {}, 2, {"random": 1.0}, seed=0)
     MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, seed=0,
                 policy_kwargs={"net_arch": [16]}).save(path)
+
+
+def test_baseline_names_win_over_a_folder_of_that_name(tmp_path: Path, monkeypatch) -> None:
+    """A folder called ``heuristic`` in the working directory was read as a run directory."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("random", "heuristic"):
+        (tmp_path / name).mkdir()
+    assert isinstance(make_actor("random", "roy", {}), RandomActor)
+    assert type(make_actor("heuristic", "roy", {}).agent).__name__ == "RoyHeuristic"
+    with pytest.raises(FileNotFoundError, match="no best.zip"):
+        make_actor("./heuristic", "roy", {})
 
 
 def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:

@@ -172,6 +172,17 @@ def test_a_cuda_device_without_cuda_is_an_error(device: str, tmp_path: Path,
     assert load_config(path, check_cuda=False).training.device == device
 
 
+def test_a_cuda_device_beyond_the_machine_s_count_is_an_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    for fine in ("cuda", "cuda:0", "cuda:1"):
+        assert from_dict({"game": "roy", "training": {"device": fine}}).training.device == fine
+    with pytest.raises(ConfigError, match=r"^training.device: 'cuda:2', but this machine has 2 "
+                                          r"CUDA device\(s\): cuda:0 to cuda:1$"):
+        from_dict({"game": "roy", "training": {"device": "cuda:2"}})
+
+
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
     cfg = load_config(CONFIGS / "roy.yaml")
     save_config(cfg, tmp_path / "c.yaml")
@@ -185,6 +196,10 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(bad)
     with pytest.raises(ConfigError, match="no config file"):
         load_config(tmp_path / "missing.yaml")
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes("game: roy\n# café\n".encode("latin-1"))  # was a UnicodeDecodeError
+    with pytest.raises(ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):
+        load_config(latin1)
 
 
 @pytest.mark.parametrize(

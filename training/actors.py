@@ -95,7 +95,9 @@ def load_policy_net(policy: Any) -> Any:
 def make_actor(spec: AgentSpec, game: str, config: dict[str, Any], seed: int | None = None,
                deterministic: bool = True) -> BatchActor:
     """Resolve any agent spec (``"random"``, ``"heuristic"``, a ``.zip`` or run directory, an
-    :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor."""
+    :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor.
+    ``"random"`` and ``"heuristic"`` name the baselines even where a folder has that name
+    (``./heuristic`` names the folder)."""
     rng = np.random.default_rng(seed)
     if hasattr(spec, "act") and hasattr(spec, "name") and not isinstance(spec, Agent):
         return spec  # already batched
@@ -103,7 +105,7 @@ def make_actor(spec: AgentSpec, game: str, config: dict[str, Any], seed: int | N
         text = os.fspath(spec)
         if text == "random":
             return RandomActor(rng)
-        if os.path.isdir(text):
+        if text != "heuristic" and os.path.isdir(text):
             text = resolve_run_policy(text)
         if text.endswith(".zip"):
             from card_envs.agents.policy import load_maskable_ppo

@@ -278,15 +278,21 @@ def _check_device(device: str, check_cuda: bool) -> None:
     if device == "auto":  # SB3's own choice: cuda when available, else cpu
         return
     try:
-        kind = torch.device(device).type
+        parsed = torch.device(device)
     except (RuntimeError, ValueError):
         raise ConfigError(f"training.device: expected 'auto' or a torch device such as 'cpu', "
                           f"'cuda' or 'cuda:1', got {device!r}") from None
     # SB3 would train on the CPU instead, silently, while config.yaml still said cuda.
-    if check_cuda and kind == "cuda" and not torch.cuda.is_available():
+    if not check_cuda or parsed.type != "cuda":
+        return
+    if not torch.cuda.is_available():
         raise ConfigError(f"training.device: {device!r}, but CUDA is not available on this "
                           "machine (torch.cuda.is_available() is False); use 'cpu', or 'auto' "
                           "for CUDA where there is one")
+    count = torch.cuda.device_count()
+    if parsed.index is not None and parsed.index >= count:  # torch fails only at the first use
+        raise ConfigError(f"training.device: {device!r}, but this machine has {count} CUDA "
+                          f"device(s): cuda:0 to cuda:{count - 1}")
 
 
 def _validate_env(game: str, env: dict[str, Any]) -> None:
@@ -425,8 +431,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"no config file at {str(path)!r}")
-    data = _parse_yaml(path.read_text(), str(path))
     where = str(path)
+    data = parse_yaml(_read_text(path), where)
     if overrides and isinstance(data, dict):
         data = copy.deepcopy(data)
         for dotted, value in overrides.items():
@@ -447,7 +453,18 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
         raise ConfigError(f"{where}: {err}") from None
 
 
-def _parse_yaml(text: str, where: str) -> Any:
+def _read_text(path: Path) -> str:
+    """The file as UTF-8 (YAML's encoding), or an error naming where it is not."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise ConfigError(f"{path}: not UTF-8 text (byte {raw[err.start]:#04x} on line "
+                          f"{line}); save it as UTF-8") from None
+
+
+def parse_yaml(text: str, where: str) -> Any:
     """``yaml.safe_load``, but a duplicate key is an error (PyYAML silently keeps the last
     value) and a syntax error is one line naming the file and the position."""
     try:

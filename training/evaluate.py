@@ -335,10 +335,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
 
     import torch
-    import yaml
 
     from card_envs.games import GAMES
-    from training.config import ConfigError
+    from training.config import ConfigError, parse_yaml
 
     if args.game not in GAMES:
         parser.error(f"--game: unknown game {args.game!r}; installed: {', '.join(GAMES)}")
@@ -355,7 +354,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             parser.error(f"--env: expected KEY=VALUE, got {item!r}")
-        overrides[key] = yaml.safe_load(value)
+        try:
+            overrides[key] = parse_yaml(value, f"--env {item}")
+        except ConfigError as err:
+            parser.error(str(err))
     from training.config import load_config
 
     # Where the game options come from: --config, else the runs among the agents (a policy is
