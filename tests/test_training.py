@@ -531,6 +531,8 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) ->
     save_config(cfg, run / "config.yaml")
     summary = train(cfg, run, progress=False)
     assert summary["num_timesteps"] >= 1024
+    warm_start = summary["pretrain"]
+    assert warm_start["decisions"] > 0
     for name in ("checkpoint.pt", "best.zip", "final.zip", "latest.zip", "progress.csv",
                  "eval.csv", "training_curve.png", "evaluation.json", "evaluation.png"):
         assert (run / name).is_file(), name
@@ -543,6 +545,7 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) ->
     # evaluation of the first run is not repeated (it used to leave a duplicate eval.csv row).
     summary = train_main(["--resume", str(run), "--total-timesteps", "1536", "--no-progress"])
     assert summary["num_timesteps"] >= 1536
+    assert summary["pretrain"] == warm_start  # the checkpoint keeps it (it used to be {})
     for name in ("eval.csv", "progress.csv"):
         steps = [row["step"] for row in _csv_rows(run / name)]
         assert len(steps) == len(set(steps)), (name, steps)
@@ -856,6 +859,9 @@ def test_resuming_a_complete_run_says_so_and_touches_nothing(final_games: int, t
         assert out == (f"{run}: the run is already complete at 512 steps "
                        f"(training.total_timesteps 512); to train it further: python -m "
                        f"training.train --resume {run} --total-timesteps <more than 512>\n")
+    # From Python too (it used to evaluate again: only the command line checked).
+    assert train(cfg, run, resume=True, progress=False) == summary
+    assert _files(run) == before
     if not final_games:
         return
     # Killed during the closing evaluation: nothing after it was written. Resumed, the run is

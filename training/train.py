@@ -176,7 +176,9 @@ class SelfPlayCallback(BaseCallback):
 
     def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv, progress: bool,
                  resume_state: dict[str, Any] | None = None,
-                 stop_request: StopOnSignal | None = None) -> None:
+                 stop_request: StopOnSignal | None = None,
+                 pretrain_stats: dict[str, float] | None = None) -> None:
+        """``pretrain_stats``: a fresh run's warm start (a resumed run's are in its state)."""
         super().__init__()
         self.cfg, self.run_dir, self.venv, self.show_progress = cfg, run_dir, venv, progress
         self.stop_request = stop_request
@@ -187,6 +189,10 @@ class SelfPlayCallback(BaseCallback):
         self.next_checkpoint = sched.get("next_checkpoint", tr.checkpoint_every)
         self.best_score = sched.get("best_score", -np.inf)
         self.elapsed_before = sched.get("elapsed", 0.0)
+        # Kept in every checkpoint, so a resumed run's summary still reports its warm start.
+        self.pretrain_stats = dict((resume_state or {}).get("pretrain", pretrain_stats or {}))
+        if resume_state is None:  # the warm start's wall time counts against the time limit
+            self.elapsed_before += self.pretrain_stats.get("seconds", 0.0)
         self.last_checkpoint = sched.get("last_checkpoint", -1)
         self.last_eval = sched.get("last_eval", -1)
         self.session_start = time.time()
@@ -331,6 +337,7 @@ class SelfPlayCallback(BaseCallback):
             "ep_success_buffer": list(model.ep_success_buffer or []),
             "logger_pending": logger_pending(model.logger),
             "wins": {kind: list(values) for kind, values in self.wins.items()},
+            "pretrain": self.pretrain_stats,
             "venv": self.venv.state_dict(),
             "rng": rng_states(),
             "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
@@ -404,8 +411,11 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
     SIGINT or SIGTERM (in the main thread) stops it at the next rollout boundary after a
     checkpoint, without the closing evaluation: ``summary["stopped_by_signal"]`` names it.
     During the warm start it stops at once, before any checkpoint exists, and
-    ``summary["stopped_in_warm_start"]`` is True.
+    ``summary["stopped_in_warm_start"]`` is True. Resuming a complete run (see
+    :func:`completed_summary`) returns its summary and touches nothing.
     """
+    if resume and (done := completed_summary(run_dir, cfg)) is not None:
+        return done
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
 
@@ -460,9 +470,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
         # (Only now: a checkpoint that fails to load leaves no new TensorBoard file behind.)
         model.set_logger(tensorboard_logger(run_dir / "tb", state))
         callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state,
-                                    stop_request=stop_request)
-        # The warm start's wall time counts against the run's time limit.
-        callback.elapsed_before += pretrain_stats.get("seconds", 0.0)
+                                    stop_request=stop_request, pretrain_stats=pretrain_stats)
 
         # 4. Learn until total_timesteps (or the time limit or a signal; checkpoint first). A
         # fresh run checkpoints at step 0, when learning starts.
@@ -484,7 +492,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
                           checkpoint_step=callback.last_checkpoint, elapsed=callback.elapsed(),
                           stopped_by_time_limit=callback.stop_reason == "time limit",
                           stopped_by_signal=signalled, best_score=callback.best_score,
-                          pretrain=pretrain_stats)
+                          pretrain=callback.pretrain_stats)
 
     # 5. The honest figure: fresh games, many of them, for best.zip and final.zip (skipped
     # when a signal asked the run to stop).
