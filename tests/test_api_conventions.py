@@ -11,7 +11,7 @@ import torch
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.agents import Agent, RandomAgent, make_agent
-from card_envs.core.aec_env import IllegalActionError
+from card_envs.core.engine import IllegalActionError, NotAnActionError
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.games import GAMES, make_engine
 
@@ -54,33 +54,47 @@ def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
     env = _env_module("memory_uno").env(num_players=2)
     env.reset(seed=0)
     assert env.observe(env.agent_selection)["action_mask"][1]  # 1 is legal: not the complaint
-    with pytest.raises(IllegalActionError, match="not an integer action"):
+    with pytest.raises(NotAnActionError, match="not an integer action"):
         env.step(bad)
     genv = CardGymEnv("memory_uno", num_players=2)
     genv.reset(seed=0)
-    with pytest.raises(IllegalActionError, match="not an integer action"):
+    with pytest.raises(NotAnActionError, match="not an integer action"):
         genv.step(bad)
+    # Still an illegal action (the old type), and a TypeError, like an agent's wrong answer.
+    assert issubclass(NotAnActionError, IllegalActionError)
+    assert issubclass(NotAnActionError, TypeError)
 
 
 @pytest.mark.parametrize("bad", [1.9, False, None, np.array([1])])
-def test_a_callable_opponent_returning_a_non_action_is_named(bad: object) -> None:
+def test_an_opponent_returning_a_non_action_is_named(bad: object) -> None:
     """The opponent's answer is held to the learner's rule: no ``int()`` truncating 1.9 or
-    turning ``False`` into 0, and the error names the callable that answered."""
+    turning ``False`` into 0, and the error names the agent that answered. A callable and an
+    :class:`Agent` subclass raise the same error (they raised TypeError and
+    IllegalActionError)."""
     from training.actors import make_actor
 
     def shaky_opponent(observation, action_mask):
         return bad
 
-    genv = CardGymEnv("roy", opponent=shaky_opponent)
-    with pytest.raises(TypeError, match=r"agent 'shaky_opponent' returned .*not an action"):
-        _, info = genv.reset(seed=0)
-        for _ in range(100):  # until the opponent's first turn
-            _, _, _, _, info = genv.step(_first_legal(info["action_mask"]))
+    class ShakyAgent(Agent):
+        name = "shaky_agent"
+
+        def act(self, observation, action_mask):
+            return bad
+
+    for opponent, message in [(shaky_opponent, r"agent 'shaky_opponent' returned .*not an action"),
+                              (ShakyAgent(), r"opponent 'shaky_agent' in seat 1: .*not an integer "
+                                             r"action")]:
+        genv = CardGymEnv("roy", opponent=opponent, learner_seat=0)
+        with pytest.raises(NotAnActionError, match=message):
+            _, info = genv.reset(seed=0)
+            for _ in range(100):  # until the opponent's first turn
+                _, _, _, _, info = genv.step(_first_legal(info["action_mask"]))
     actor = make_actor(shaky_opponent, "roy", {})
     engine = make_engine("roy")
     engine.reset(seed=0)
     obs, mask = engine.observation(0)[None], engine.legal_mask()[None]
-    with pytest.raises(TypeError, match="'shaky_opponent' returned"):
+    with pytest.raises(NotAnActionError, match="'shaky_opponent' returned"):
         actor.act(obs, mask)
 
 

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from card_envs.core.engine import integer_action
+from card_envs.core.engine import NotAnActionError, integer_action
 
 
 class Agent(ABC):
@@ -45,9 +45,10 @@ class CallableAgent(Agent):
 
 def checked_action(agent: str, action: object) -> int:
     """``action`` as an int if it is an integer action (what ``Discrete`` accepts), else a
-    ``TypeError`` naming the agent: ``int()`` would turn 1.9 into 1 and ``False`` into 0."""
+    :class:`NotAnActionError` naming the agent: ``int()`` would turn 1.9 into 1 and ``False``
+    into 0."""
     value = integer_action(action)
     if value is None:
-        raise TypeError(f"agent {agent!r} returned {action!r}, not an action: actions are "
+        raise NotAnActionError(f"agent {agent!r} returned {action!r}, not an action: actions are "
                         "integers (Python or numpy integers, or 0-d integer arrays)")
     return value

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from card_envs.core.engine import Engine, integer_action
+from card_envs.core.engine import Engine, IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 ILLEGAL_ACTION_MODES = ("error", "penalty")
@@ -46,10 +46,6 @@ def warn_unknown_options(options: dict[str, Any]) -> None:
 def reset_first(method: str) -> RuntimeError:
     """The error every env view raises when ``method`` is called before ``reset()``."""
     return RuntimeError(f"reset() must be called before {method}()")
-
-
-class IllegalActionError(ValueError):
-    """An action that is out of range or masked out, under ``illegal_action="error"``."""
 
 
 class CardAECEnv(AECEnv):
@@ -209,7 +205,7 @@ class CardAECEnv(AECEnv):
     def _illegal(self, agent: str, action: Any) -> None:
         reason = self.engine.illegal_reason(action)
         if self.illegal_action == "error":
-            raise IllegalActionError(reason)
+            raise IllegalActionError.of(action, reason)
         # PettingZoo's TerminateIllegal convention: the offender gets -1, the episode ends.
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:

@@ -40,6 +40,21 @@ def integer_action(action: Any) -> int | None:
     return None
 
 
+class IllegalActionError(ValueError):
+    """An action that is out of range or masked out, under ``illegal_action="error"``."""
+
+    @classmethod
+    def of(cls, action: Any, reason: str) -> IllegalActionError:
+        """The error for ``action``: a :class:`NotAnActionError` if it is not an integer."""
+        return cls(reason) if integer_action(action) is not None else NotAnActionError(reason)
+
+
+class NotAnActionError(IllegalActionError, TypeError):
+    """An answer that is not an integer action at all (a float, a bool, None, an array of
+    shape (1,)), from the learner or from an opponent agent: a TypeError too, so either
+    ``except`` finds it."""
+
+
 class CachedViews:
     """Observations for engines that keep each seat's observation as an up-to-date row
     (:meth:`_view`) and write a few per-decision entries on top (:meth:`_finish_view`).

@@ -23,13 +23,12 @@ from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.aec_env import (
-    IllegalActionError,
     check_illegal_action_mode,
     reset_first,
     warn_unknown_options,
 )
 from card_envs.core.config import plain_value
-from card_envs.core.engine import Engine, integer_action
+from card_envs.core.engine import Engine, IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 #: Re-deals tried when an episode ends before the learner's first decision.
@@ -162,7 +161,7 @@ class CardGymEnv(gymnasium.Env):
         if a is None or not engine.is_legal(a):
             reason = engine.illegal_reason(action)
             if self.illegal_action == "error":
-                raise IllegalActionError(reason)
+                raise IllegalActionError.of(action, reason)
             self._ended_by_penalty = True
             info = self._info()
             info["illegal_action"] = reason
@@ -201,8 +200,8 @@ class CardGymEnv(gymnasium.Env):
             action = agent.act(engine.observation(seat), mask.copy())
             a = integer_action(action)
             if a is None or not engine.is_legal(a):
-                raise IllegalActionError(
-                    f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
+                raise IllegalActionError.of(
+                    action, f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
                     + engine.illegal_reason(action)
                 )
             engine.step(a)

@@ -36,12 +36,11 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.aec_env import (
-    IllegalActionError,
     check_illegal_action_mode,
     reset_first,
     warn_unknown_options,
 )
-from card_envs.core.engine import integer_action
+from card_envs.core.engine import IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 
@@ -175,7 +174,7 @@ class DogpileParallelEnv(ParallelEnv):
             seat = self.agent_name_mapping[agent]
             if not self._allowed(seat, self._as_action(actions[agent])):
                 reason = self.engine.illegal_reason(actions[agent], seat, self._masks[seat])
-                raise IllegalActionError(f"{agent}: {reason}")
+                raise IllegalActionError.of(actions[agent], f"{agent}: {reason}")
 
     def _allowed(self, seat: int, action: int) -> bool:
         """``action`` (from :meth:`_as_action`) was legal in ``seat``'s last observation: what
