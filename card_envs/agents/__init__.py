@@ -19,7 +19,9 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
     """Resolve ``spec`` into an :class:`Agent` for ``game`` played with ``config``.
 
     ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip``, an
-    :class:`Agent`, or a callable ``(observation, action_mask) -> action``.
+    :class:`Agent`, or a callable ``(observation, action_mask) -> action``. ``config`` is the
+    game options of the env the agent plays in (``env.unwrapped.engine.config``; None: the
+    defaults). A heuristic or policy reads observations laid out and scaled by them.
     """
     if isinstance(spec, Agent):
         if seed is not None:  # a user's agent keeps its own stream unless a seed is given

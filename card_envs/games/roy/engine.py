@@ -296,7 +296,13 @@ class RoyEngine(CachedViews, Engine):
             self._next_hand()
 
     def _blocked_hand(self) -> None:
-        """Nobody can discard or draw: the hand scores nothing (not in the text; RULES.md)."""
+        """A full round of seats could neither discard nor draw: the hand scores nothing.
+
+        A guard against a hand that never ends, which the rules never reach: a draw finds
+        nothing only when every card but the top is in a hand, so some seat holds a Jack and
+        can always discard (and an Ace penalty always finds the cards under its Ace). The
+        mutation audit records this (``roy-blocked-hand-late``), so RULES.md has no rule for it.
+        """
         self.last_hand_winner = -1
         if self.config["episode"] == "hand":
             self.finish([])
