@@ -34,7 +34,8 @@ RAW_TARGET_VS_UNO = 2.0
 ENV_TARGET_VS_WRAPPED = 3.0
 
 
-def measure_aec(make: Callable[[], object], seconds: float, seed: int = 0) -> tuple[int, int, float]:
+def measure_aec(make: Callable[[], object], seconds: float,
+                seed: int = 0) -> tuple[int, int, float]:
     """Random legal play through ``last()`` / ``step()``, as a user's loop does."""
     env = make()
     rng = random.Random(seed)  # cheapest fair pick: the harness should cost next to nothing
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         if name.endswith("raw AEC"):
             ratio = dps / uno
             ok = ratio >= RAW_TARGET_VS_UNO
-            note = f"{ratio:5.2f}x RLCard UNO   (target {RAW_TARGET_VS_UNO}x) {'ok' if ok else 'MISSED'}"
+            note = (f"{ratio:5.2f}x RLCard UNO   (target {RAW_TARGET_VS_UNO}x) "
+                    f"{'ok' if ok else 'MISSED'}")
             failed += [] if ok else [name]
         elif name.endswith("env()"):
             ratio = dps / wrapped

@@ -24,7 +24,8 @@ turn; `69` `end` ends the turn after at least one discard. A turn whose only rem
 Observation (for the seat to act; opponents listed from the next seat on): own hand (52),
 top card (52), announced suit (4), Ace penalty on the pile (1), King of Spades discarded this
 turn (1), phase first/continuing (2), each opponent's hand size (n-1), the buried discards this
-seat remembers (52), deck size (1), scores (n, own first). ``env.state()`` gives the full state for a centralised critic.
+seat remembers (52), deck size (1), scores (n, own first). ``env.state()`` gives the full state
+for a centralised critic.
 
 Usage::
 

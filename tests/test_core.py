@@ -251,7 +251,7 @@ def test_a_waiting_seat_accumulates_the_rewards_of_every_step_since_it_last_acte
     assert env.last()[1] == 0.0
 
 
-# -- observation layout ------------------------------------------------------------------------------
+# -- observation layout ----------------------------------------------------------------------------
 def test_obs_layout() -> None:
     layout = ObsLayout()
     a = layout.add("a", 3)
@@ -274,7 +274,7 @@ def test_obs_layout_refuses_a_vector_of_another_length() -> None:
             layout.decode(np.zeros(size, dtype=np.float32))
 
 
-# -- agents --------------------------------------------------------------------------------------------
+# -- agents ----------------------------------------------------------------------------------------
 def test_make_agent_specs() -> None:
     assert make_agent("random", "roy").name == "random"
     assert make_agent("heuristic", "roy", {"num_players": 3}).name == "heuristic"

@@ -32,7 +32,8 @@ def assert_views_match(engine: DeluxeMemoryEngine, seats) -> None:
         engine.write_observation(seat, got)
         engine.reference_observation(seat, want)
         bad = np.flatnonzero(got != want)
-        assert not bad.size, f"seat {seat}, step {engine.num_steps}: {engine.layout.describe()} {bad}"
+        assert not bad.size, (f"seat {seat}, step {engine.num_steps}: "
+                              f"{engine.layout.describe()} {bad}")
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: json.dumps(c, sort_keys=True))

@@ -267,7 +267,7 @@ def test_side_multiscore_needs_a_centre_card_unless_the_option_is_on() -> None:
     assert legal(e) == {"multiscore:-", "keep:first", "keep:second"}
 
 
-# -- the discard pile --------------------------------------------------------------------------------
+# -- the discard pile ------------------------------------------------------------------------------
 def test_first_card_from_the_discard_pile_scores_with_the_centre_as_normal() -> None:
     e = new_game(stacked(QUIET_TOPS, side0=["AD", "JS", "7C", "TD"], deck=["5H", "QS"]))
     play(e, "flip:side2", "keep:second")  # 5H goes on the discard pile
@@ -367,7 +367,7 @@ def test_second_card_from_the_discard_pile_without_a_score_goes_back(keep, pile)
     assert discard_memory(e, 1) == {pile[0]: 2, pile[1]: 1, pile[2]: 0}
 
 
-# -- the deck running out ---------------------------------------------------------------------------
+# -- the deck running out --------------------------------------------------------------------------
 def _slide_position() -> MegaMemoryEngine:
     e = new_game(stacked([["9D"], ["QD"], ["2H"], ["JS"]], side0=["QH", "3C", "6S", "TD"],
                          deck=["QS", "AC", "2D", "3H"]))
@@ -397,7 +397,7 @@ def test_a_refill_from_a_remembered_deck_position_stays_known() -> None:
     assert side_memory(e, 0, 0)[0] == "3H" and side_memory(e, 1, 0)[0] == "3H"
 
 
-# -- the end of the round ------------------------------------------------------------------------------
+# -- the end of the round --------------------------------------------------------------------------
 def _last_card_position(**config) -> MegaMemoryEngine:
     e = new_game(stacked([["5S"], ["5D"], ["9C"], ["KC"]], deck=["5H"]), **config)
     removed = e.centre[0][:-1]
@@ -598,7 +598,8 @@ def test_incremental_views_equal_the_reference_encoding() -> None:
                 for seat in (0, 1):
                     fresh = e.clone()
                     fresh._views_ok = False
-                    np.testing.assert_array_equal(view(e, seat)["centre"], view(fresh, seat)["centre"])
+                    np.testing.assert_array_equal(view(e, seat)["centre"],
+                                                  view(fresh, seat)["centre"])
                     a = np.empty(e.layout.size, np.float32)
                     b = np.empty(e.layout.size, np.float32)
                     e.write_observation(seat, a)
@@ -625,7 +626,7 @@ def test_observation_tells_each_seat_whether_it_dealt() -> None:
     assert list(view(e, 1)["is_dealer"]) == [1] and list(view(e, 0)["is_dealer"]) == [0]
 
 
-# -- options ------------------------------------------------------------------------------------------
+# -- options ---------------------------------------------------------------------------------------
 def test_side_pair_without_centre_option() -> None:
     deck = stacked(QUIET_TOPS, side0=["8S", "JS", "7C", "TD"], deck=["8H"])
     e = new_game(deck)

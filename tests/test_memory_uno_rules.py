@@ -38,7 +38,8 @@ def stacked(hands: list[list[str]], draws: tuple[str, ...] | list[str] = ()) -> 
     return order + [card_code(c) for c in range(54) if c not in used]
 
 
-def mu(hands: list[list[str]], draws: tuple[str, ...] | list[str] = (), **config) -> MemoryUnoEngine:
+def mu(hands: list[list[str]], draws: tuple[str, ...] | list[str] = (),
+       **config) -> MemoryUnoEngine:
     engine = MemoryUnoEngine(num_players=len(hands), first_player=0, **config)
     engine.reset(seed=0, deck=stacked(hands, draws))
     engine.check_invariants()

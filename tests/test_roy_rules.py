@@ -131,7 +131,8 @@ def test_a_playable_wild_jack_means_the_player_cannot_draw() -> None:
 
 # -- 6: Jacks --------------------------------------------------------------------------------------
 def test_wild_jack_is_first_and_only_and_announces_a_suit() -> None:
-    e = roy([["JC", "2D", "3D", "4D", "5D", "6D", "7D"], ["KS", "QH", "JD", "2C", "3C", "4C", "5S"]],
+    e = roy([["JC", "2D", "3D", "4D", "5D", "6D", "7D"],
+             ["KS", "QH", "JD", "2C", "3C", "4C", "5S"]],
             "9H")
     names = legal_names(e)
     assert {"wild:JC>C", "wild:JC>D", "wild:JC>H", "wild:JC>S"} <= names
@@ -174,9 +175,10 @@ def test_a_wild_jack_cannot_answer_a_pending_ace() -> None:
     assert legal_names(e) == {"draw"}
 
 
-# -- 6: Aces -----------------------------------------------------------------------------------------
+# -- 6: Aces ---------------------------------------------------------------------------------------
 def test_ace_forces_ace_or_draw_two_and_aces_stack() -> None:
-    e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"], ["AD", "AC", "2D", "3D", "4D", "5D", "6D"]],
+    e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"],
+             ["AD", "AC", "2D", "3D", "4D", "5D", "6D"]],
             "KH", draws=["7S", "8S", "9S", "TS", "QC", "QD", "KC", "KD"])
     play(e, "play:AH", "end")
     assert e.ace_chain == 1
@@ -214,7 +216,8 @@ def test_aces_are_high_only() -> None:
 
 
 def test_after_paying_an_ace_penalty_the_ace_plays_as_a_normal_card() -> None:
-    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "7C"], ["9D", "TD", "QD", "KD", "5D", "6D", "8H"]],
+    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "7C"],
+             ["9D", "TD", "QD", "KD", "5D", "6D", "8H"]],
             "KH", draws=["2S", "3S"])
     play(e, "play:AH")
     play(e, "draw")  # seat 1 takes two
@@ -223,7 +226,7 @@ def test_after_paying_an_ace_penalty_the_ace_plays_as_a_normal_card() -> None:
     assert legal_names(e) == {"draw"}  # holds only clubs, no ace
 
 
-# -- 6: King of Spades -------------------------------------------------------------------------------
+# -- 6: King of Spades -----------------------------------------------------------------------------
 def test_king_of_spades_draws_seven_and_forfeits() -> None:
     e = roy([["KS", "2C", "3C", "4C", "5C", "6C", "7C"], FILLER], "9S")
     play(e, "play:KS")
@@ -238,7 +241,7 @@ def test_king_of_spades_then_ace_adds_the_ace_penalty() -> None:
     assert e.ace_chain == 0 and e.current_player == 0
 
 
-# -- 6 NOTE: a special starter has no effect ------------------------------------------------------------
+# -- 6 NOTE: a special starter has no effect -------------------------------------------------------
 @pytest.mark.parametrize("starter", ["KS", "AD", "JH"])
 def test_special_starter_has_no_effect(starter: str) -> None:
     e = roy([["KC", "2S", "4D", "4H", "JC", "QH", "AC"], FILLER], starter)
@@ -253,7 +256,7 @@ def test_special_starter_has_no_effect(starter: str) -> None:
         assert names == {"play:4H", "play:QH", "play:JC"}
 
 
-# -- deck runs out -------------------------------------------------------------------------------------
+# -- deck runs out ---------------------------------------------------------------------------------
 def test_empty_deck_reshuffles_discards_except_top() -> None:
     e = roy([EXAMPLE, FILLER], "2H")
     e.discard += e.deck[:-1]  # move all but one deck card under the top, as if played
@@ -276,7 +279,7 @@ def test_draw_with_nothing_left_draws_what_there_is() -> None:
     assert not e.deck
 
 
-# -- 7: scoring and the game -----------------------------------------------------------------------------
+# -- 7: scoring and the game -----------------------------------------------------------------------
 def test_going_out_wins_the_hand_and_scores() -> None:
     e = roy([["2H", "3H", "4H", "5H", "6H", "7H", "8H"], FILLER], "9H", reward="score")
     play(e, "play:2H", "play:3H", "play:4H", "play:5H", "play:6H", "play:7H", "play:8H")
@@ -360,7 +363,7 @@ def test_the_deal_passes_left_with_three_players() -> None:
     assert e.hand_number == 2 and e.dealer == 0 and e.current_player == 1
 
 
-# -- memory of buried discards ---------------------------------------------------------------------------
+# -- memory of buried discards ---------------------------------------------------------------------
 def _memory_plane(e: RoyEngine, seat: int) -> set[int]:
     obs = np.empty(e.layout.size, np.float32)
     e.write_observation(seat, obs)
@@ -444,7 +447,8 @@ def test_observation_scores_start_with_the_seat_itself() -> None:
 def test_observation_shows_the_penalty_this_turn_has_built() -> None:
     """Mid-turn, the seat sees what ending the turn would leave the next player: the Aces it
     has just discarded count, and so does a King of Spades it discarded earlier in the turn."""
-    e = roy([["AD", "AC", "2C", "3C", "4C", "5H", "7C"], ["AH", "7D", "8D", "9D", "TD", "QD", "KD"]],
+    e = roy([["AD", "AC", "2C", "3C", "4C", "5H", "7C"],
+             ["AH", "7D", "8D", "9D", "TD", "QD", "KD"]],
             "5D")
     play(e, "play:5H", "play:AH")  # seat 1 leaves a penalty of two
     assert _decoded(e, 0)["ace_penalty"].tolist() == [2 / 8]

@@ -133,8 +133,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="roy-draw-when-able-ignored",
         area="roy",
         path=ROY,
-        old=('if not playable or self.config["draw_when_able"] and (self.deck or'
-             " len(self.discard) > 1):"),
+        old=('if not playable or (self.config["draw_when_able"]\n'
+             "                                    and (self.deck or len(self.discard) > 1)):"),
         new="if not playable:",
         tests=(T_ROY,),
         why="the draw_when_able option is ignored",

@@ -32,7 +32,8 @@ class Option:
             # Compare types too: True == 1 must not pass for a player count.
             if not any(type(value) is type(c) and value == c for c in self.choices):
                 allowed = ", ".join(repr(c) for c in self.choices)
-                raise ValueError(f"invalid value {value!r} for {key!r}: allowed values are {allowed}")
+                raise ValueError(f"invalid value {value!r} for {key!r}: allowed values are "
+                                 f"{allowed}")
             return value
         if self.check is not None:
             problem = self.check(value)
@@ -54,7 +55,9 @@ def optional_int_range(lo: int) -> Callable[[Any], str | None]:
     inner = int_range(lo)
 
     def check(value: Any) -> str | None:
-        return None if value is None else (None if inner(value) is None else f"None or {inner(value)}")
+        if value is None or inner(value) is None:
+            return None
+        return f"None or {inner(value)}"
 
     return check
 
@@ -116,7 +119,8 @@ def resolve_config(
         close = difflib.get_close_matches(key, list(options), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(
-            f"unknown config key {key!r} for {game}{hint}; allowed keys: {', '.join(sorted(options))}"
+            f"unknown config key {key!r} for {game}{hint}; allowed keys: "
+            f"{', '.join(sorted(options))}"
         )
     resolved = {k: opt.default for k, opt in options.items()}
     for key, value in given.items():

@@ -160,7 +160,8 @@ class DogpileParallelEnv(ParallelEnv):
         """One action per live dog, and no other keys: a misspelt or missing agent would
         otherwise pass for a dog that chose to wait."""
         if not isinstance(actions, dict):
-            raise TypeError(f"step() takes a dict of actions by agent, got {type(actions).__name__}")
+            raise TypeError("step() takes a dict of actions by agent, got "
+                            f"{type(actions).__name__}")
         if actions.keys() != self._live:
             missing = [a for a in self.agents if a not in actions]
             unknown = [a for a in actions if a not in self.agents]

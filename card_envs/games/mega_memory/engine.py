@@ -172,7 +172,8 @@ class MegaMemoryEngine(CachedViews, Engine):
                     flag_off[seat][SIDE_SLOT_BASE + owner * SIDE_SLOTS + k] = start + k * 52
             flag_off[seat][DISCARD_SLOT_BASE:DECK_SLOT_BASE] = (
                 [self.s_disc_known.start] * (DECK_SLOT_BASE - DISCARD_SLOT_BASE))
-            flag_off[seat][DECK_SLOT_BASE:] = [self.s_deck_known.start] * (NUM_SLOTS - DECK_SLOT_BASE)
+            flag_off[seat][DECK_SLOT_BASE:] = (
+                [self.s_deck_known.start] * (NUM_SLOTS - DECK_SLOT_BASE))
         self._flag_off = flag_off
         # Perfect memory: both seats remember the same pile positions; ``_depth`` holds each
         # remembered card's depth from the top (discard cards at [0, 52), deck cards at
@@ -357,8 +358,9 @@ class MegaMemoryEngine(CachedViews, Engine):
         n = len(self.discard)
         shift = DECK_SLOT_BASE - DISCARD_SLOT_BASE
         known = self.tracker.known
-        known[:, DECK_SLOT_BASE:DECK_SLOT_BASE + n] = known[:, DISCARD_SLOT_BASE:DISCARD_SLOT_BASE + n]
-        known[:, DISCARD_SLOT_BASE:DISCARD_SLOT_BASE + n] = -1
+        discard_slots = slice(DISCARD_SLOT_BASE, DISCARD_SLOT_BASE + n)
+        known[:, DECK_SLOT_BASE:DECK_SLOT_BASE + n] = known[:, discard_slots]
+        known[:, discard_slots] = -1
         disc, deck = self.s_disc_known, self.s_deck_known
         for row in self._view_rows:  # the deck's blocks are empty while the deck is
             row[deck] = row[disc]
@@ -916,7 +918,8 @@ class MegaMemoryEngine(CachedViews, Engine):
         if not self.done:
             for s in range(2):
                 for k, c in enumerate(self.sides[s]):
-                    flipped = self.phase == SIDE and s == self.current_player and k == self.second_src
+                    flipped = (self.phase == SIDE and s == self.current_player
+                               and k == self.second_src)
                     assert (c < 0) == flipped, f"side slot {k + 1} of seat {s}"
             assert all(self.centre), "a centre pile is empty in a live round"
             # Mid-turn the deck may be empty (its last card is the first card); a turn only

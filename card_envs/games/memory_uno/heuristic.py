@@ -44,7 +44,8 @@ from card_envs.games.memory_uno.engine import (
 #: Expected points of a card nobody has seen (the deck average).
 UNKNOWN_VALUE = sum(p * c for p, c in zip(KIND_POINTS, KIND_COPIES, strict=True)) / sum(KIND_COPIES)
 #: Standard deviation of an unknown card's points.
-UNKNOWN_SD = (sum(c * (p - UNKNOWN_VALUE) ** 2 for p, c in zip(KIND_POINTS, KIND_COPIES, strict=True))
+UNKNOWN_SD = (sum(c * (p - UNKNOWN_VALUE) ** 2
+                  for p, c in zip(KIND_POINTS, KIND_COPIES, strict=True))
               / sum(KIND_COPIES)) ** 0.5
 CALL_Z = 1.2  # call when every opponent's estimate is this many SDs of the difference above ours
 CALL_LIMIT = 12.0  # and never with more than this (a failed call costs 30 more)

@@ -120,7 +120,8 @@ class RoyEngine(CachedViews, Engine):
         self._views_ok = False
         self._perfect_memory = self.tracker.forget_p == 0.0
         self._hand0, self._top0 = self.s_hand.start, self.s_top.start
-        self._suit0, self._opp0, self._mem0 = self.s_suit.start, self.s_opp.start, self.s_memory.start
+        self._suit0, self._opp0 = self.s_suit.start, self.s_opp.start
+        self._mem0 = self.s_memory.start
 
     def deck_cards(self) -> list[int]:
         return list(range(52))
@@ -350,7 +351,8 @@ class RoyEngine(CachedViews, Engine):
                     elif SUIT_OF[c] == suit or r == rank:
                         mask[c] = 1
                         playable = True
-                if not playable or self.config["draw_when_able"] and (self.deck or len(self.discard) > 1):
+                if not playable or (self.config["draw_when_able"]
+                                    and (self.deck or len(self.discard) > 1)):
                     mask[DRAW] = 1
         else:
             rank = RANK_OF[top]
@@ -497,7 +499,8 @@ class RoyEngine(CachedViews, Engine):
         lines.append(f"top {top}{extra}; deck {len(self.deck)}, discard {len(self.discard)}")
         for s, hand in enumerate(self.hands):
             marker = "*" if s == self.current_player and not self.done else " "
-            cards = " ".join(card_code(c) for c in sorted(hand, key=lambda c: (SUIT_OF[c], HIGH_OF[c])))
+            in_order = sorted(hand, key=lambda c: (SUIT_OF[c], HIGH_OF[c]))
+            cards = " ".join(card_code(c) for c in in_order)
             lines.append(f"{marker} player_{s}: {cards}")
         if self.done:
             lines.append(f"episode over: winners {self.winners}")
