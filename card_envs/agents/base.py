@@ -49,6 +49,6 @@ def checked_action(agent: str, action: object) -> int:
     into 0."""
     value = integer_action(action)
     if value is None:
-        raise NotAnActionError(f"agent {agent!r} returned {action!r}, not an action: actions are "
-                        "integers (Python or numpy integers, or 0-d integer arrays)")
+        raise NotAnActionError(f"agent {agent!r} returned {action!r}, not an action: actions "
+                               "are integers (Python or numpy integers, or 0-d integer arrays)")
     return value
