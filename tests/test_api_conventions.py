@@ -367,6 +367,31 @@ def test_saved_policy_for_another_game_is_refused_when_loaded(tmp_path) -> None:
     assert make_agent(str(path), "dogpile", {"num_players": 2}).name == path.name
 
 
+def test_a_policy_agent_for_another_game_is_refused_like_its_file(tmp_path) -> None:
+    """A ``PolicyAgent`` built by hand is held to the check its ``.zip`` path gets: it failed
+    at its first move, deep inside SB3, without naming the policy or the game."""
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.policy import PolicyAgent
+
+    model = MaskablePPO("MlpPolicy", CardGymEnv("roy"), n_steps=16, seed=0)
+    agent = PolicyAgent(model, name="roy_2p")
+    with pytest.raises(ValueError, match="policy 'roy_2p' .* roy with .*'num_players': 3"):
+        CardGymEnv("roy", opponent=agent, num_players=3)
+    with pytest.raises(ValueError, match="policy 'roy_2p' .* mega_memory"):
+        make_agent(agent, "mega_memory")
+    assert make_agent(agent, "roy") is agent
+
+
+def test_an_agent_class_instead_of_an_instance_is_named() -> None:
+    """An Agent class is callable, so it passed for a ``(observation, action_mask)`` callable
+    and failed at the opponent's first move with a TypeError from its ``__init__``."""
+    with pytest.raises(ValueError, match=r"RandomAgent is an Agent class.*RandomAgent\(\)"):
+        CardGymEnv("roy", opponent=RandomAgent)
+    with pytest.raises(ValueError, match="an Agent class"):
+        make_agent(RandomAgent, "roy")
+
+
 def test_stochastic_policy_agent_samples_from_its_own_stream(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
