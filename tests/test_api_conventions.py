@@ -428,6 +428,29 @@ def test_sample_rows_draws_in_proportion_to_weights_that_do_not_sum_to_one() -> 
     assert counts[2] / 4000 == pytest.approx(0.75, abs=0.03)
 
 
+@pytest.mark.parametrize("kwargs, message", [({"games": 0}, "'games'"), ({"games": -5}, "'games'"),
+                                             ({"games": 2.0}, "'games'"),
+                                             ({"seed": -1}, "'seed'"), ({"seed": 1.5}, "'seed'")])
+def test_head_to_head_refuses_a_game_count_or_seed_it_cannot_play(kwargs: dict,
+                                                                   message: str) -> None:
+    """``games=0`` returned a result whose ``win_rate`` divided by zero, ``games=-5`` a
+    result of -5 games, and ``seed=-1`` failed inside numpy's seeding."""
+    from card_envs.agents.arena import head_to_head
+
+    with pytest.raises(ValueError, match=f"invalid value .* for {message}"):
+        head_to_head("roy", "heuristic", **kwargs)
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--games", "-3"], ["--seed", "-1"]])
+def test_demo_refuses_a_game_count_or_seed_it_cannot_play(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from card_envs import demo
+
+    with pytest.raises(SystemExit):
+        demo.main(argv)
+    assert "invalid" in capsys.readouterr().err
+
+
 def test_head_to_head_rotates_the_candidates_seat(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seat 0 always wins here: rotated through three seats, the candidate wins a third."""
     import card_envs.agents.arena as arena

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.agents import Agent, AgentSpec, make_agent
+from card_envs.core.config import int_range, plain_value
 
 
 def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> dict[str, Any]:
@@ -41,6 +42,13 @@ def head_to_head(game: str, candidate: AgentSpec, opponent: AgentSpec = "random"
     """``candidate`` in one seat (rotating every episode), ``opponent`` in all others."""
     from card_envs.games import make_engine
 
+    # Checked first: 0 games divided by zero in win_rate, -5 games reported a result of -5,
+    # and a negative seed failed inside numpy's seeding.
+    for key, value, check in (("games", games, int_range(1)), ("seed", seed, int_range(0))):
+        problem = check(plain_value(value))
+        if problem is not None:
+            raise ValueError(f"invalid value {value!r} for {key!r}: expected {problem}")
+    games, seed = int(games), int(seed)
     engine = make_engine(game, **config)
     n = engine.num_players
     cand = make_agent(candidate, game, engine.config, seed=seed)
