@@ -451,6 +451,32 @@ def test_demo_refuses_a_game_count_or_seed_it_cannot_play(
     assert "invalid" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("bad", [1.0, np.array([1]), None])
+def test_head_to_head_names_an_agent_that_answers_with_a_non_action(bad: object) -> None:
+    """The arena holds an :class:`Agent` subclass to the envs' rule: a non-integer answer is a
+    NotAnActionError (a TypeError too), as from the Gymnasium env's opponents; the arena raised
+    a plain ValueError."""
+    from card_envs.agents.arena import head_to_head
+
+    class Shaky(Agent):
+        name = "shaky"
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> object:
+            return bad
+
+    with pytest.raises(NotAnActionError, match="agent 'shaky' in seat 0: .*not an integer"):
+        head_to_head("roy", Shaky(), games=1)
+
+    class Masked(Agent):
+        name = "masked"
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return int(np.flatnonzero(action_mask == 0)[0])
+
+    with pytest.raises(IllegalActionError, match="agent 'masked' in seat 0: .*not legal"):
+        head_to_head("roy", Masked(), games=1)
+
+
 def test_head_to_head_rotates_the_candidates_seat(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seat 0 always wins here: rotated through three seats, the candidate wins a third."""
     import card_envs.agents.arena as arena

@@ -9,6 +9,7 @@ import numpy as np
 
 from card_envs.agents import Agent, AgentSpec, make_agent
 from card_envs.core.config import int_range, plain_value
+from card_envs.core.engine import IllegalActionError
 
 
 def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> dict[str, Any]:
@@ -20,7 +21,9 @@ def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> d
         engine.write_observation(seat, obs)
         action = agents[seat].act(obs, engine.legal_mask())
         if not engine.is_legal(action):
-            raise ValueError(f"agent {agents[seat].name!r}: " + engine.illegal_reason(action))
+            # The Gymnasium env's error for an opponent's bad answer, so one except fits both.
+            raise IllegalActionError.of(action, f"agent {agents[seat].name!r} in seat {seat}: "
+                                        + engine.illegal_reason(action))
         engine.step(int(action))
     return engine.result()
 
