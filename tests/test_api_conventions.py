@@ -273,6 +273,38 @@ def test_resample_hidden_takes_a_generator_or_a_seed(game: str) -> None:
     assert env.state_dict() == seeded.state_dict()
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_snapshot_and_determinization_before_reset_say_so(game: str) -> None:
+    """Before a deal there is no position: ROY's ``state_dict()`` failed with an
+    AttributeError from the engine, and ``resample_hidden`` returned having redrawn nothing."""
+    env = _env_module(game).env()
+    for call in (env.state_dict, lambda: env.resample_hidden("player_0", 0)):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    other = _env_module(game).env()
+    other.reset(seed=0)
+    env.load_state_dict(other.state_dict())  # a restored position needs no reset
+    env.resample_hidden("player_0", 0)
+
+
+@pytest.mark.parametrize("seat", [-1, 3, True, 1.0, None])
+def test_resample_hidden_refuses_a_seat_that_is_not_one(seat: object) -> None:
+    """Seat -1 silently redrew the last seat's hidden cards (numpy's negative indexing), 3 in a
+    three-seat game and ``True`` were accepted too, and a numpy integer raised a bare KeyError."""
+    env = _env_module("memory_uno").env(num_players=3)
+    env.reset(seed=0)
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=r"invalid seat .* 'player_0' to 'player_2' or 0\.\.2"):
+        env.resample_hidden(seat, 0)
+    assert env.state_dict() == before
+    with pytest.raises(KeyError, match="unknown agent 'player_3'"):
+        env.resample_hidden("player_3", 0)
+    reference = env.clone()
+    env.resample_hidden(np.int64(2), 5)
+    reference.resample_hidden("player_2", 5)
+    assert env.state_dict() == reference.state_dict()
+
+
 def test_parallel_env_before_reset_says_so() -> None:
     par = _env_module("dogpile").parallel_env(render_mode="ansi")
     for call in (par.state, par.render, lambda: par.step({})):

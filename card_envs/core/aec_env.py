@@ -288,6 +288,8 @@ class CardAECEnv(AECEnv):
 
     def state_dict(self) -> dict[str, Any]:
         """The game's position as JSON-safe data; :meth:`load_state_dict` restores it exactly."""
+        if not self._has_reset:
+            raise reset_first("state_dict")
         return self.engine.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -309,10 +311,29 @@ class CardAECEnv(AECEnv):
                         rng: np.random.Generator | int | None = None) -> None:
         """Redraw everything ``agent`` cannot know (a determinization); ``rng`` is a numpy
         Generator or a seed. The agent's own observation does not change."""
-        seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        if not self._has_reset:
+            raise reset_first("resample_hidden")
+        seat = self._seat(agent)
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(rng)
         self.engine.resample_hidden(seat, rng)
+
+
+    def _seat(self, agent: str | int) -> int:
+        """The seat of an agent name or seat number. A seat number is checked here: the engines
+        index arrays with it, where -1 would quietly mean the last seat."""
+        if isinstance(agent, str):
+            try:
+                return self.agent_name_mapping[agent]
+            except KeyError:
+                raise KeyError(f"unknown agent {agent!r}; agents are "
+                               f"{self.possible_agents}") from None
+        seat = integer_action(agent)  # Python or numpy integers; not bools, floats
+        if seat is None or not 0 <= seat < len(self.possible_agents):
+            n = len(self.possible_agents)
+            raise ValueError(f"invalid seat {agent!r}: expected an agent name "
+                             f"'player_0' to 'player_{n - 1}' or 0..{n - 1}")
+        return seat
 
 
 class _AgentIterable:
