@@ -208,6 +208,30 @@ def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     assert engine.state_dict() == snap
 
 
+def test_a_corrupt_snapshot_leaves_the_aec_env_asking_for_reset() -> None:
+    """The engine says a snapshot refused part-way is left unusable until reset(), but the env
+    kept stepping it: the next step() failed with an IndexError from inside the rules. A
+    snapshot refused before anything changed (another config) leaves the game going."""
+    env = _env_module("roy").env()
+    env.reset(seed=0)
+    snap = env.state_dict()
+    with pytest.raises(ValueError, match="different config"):
+        env.load_state_dict({**snap, "config": {**snap["config"], "num_players": 3}})
+    env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))  # still in play
+    corrupt = [{**snap, "fields": {**snap["fields"], "current_player": 7}},
+               {**snap, "fields": {**snap["fields"],
+                                   "rewards": {"__ndarray__": [0.0], "dtype": "float64"}}}]
+    for bad in corrupt:
+        with pytest.raises(ValueError, match="corrupt roy snapshot: .*unusable until reset"):
+            env.load_state_dict(bad)
+        for call in (lambda: env.step(0), env.state, env.state_dict, env.agent_iter,
+                     lambda: env.observe("player_0")):
+            with pytest.raises(RuntimeError, match="reset"):
+                call()
+        env.reset(seed=0)
+        assert env.state_dict() == snap
+
+
 def test_snapshot_keeps_the_step_count_towards_max_steps() -> None:
     """A restored position has made as many decisions as the saved one: the cap still applies."""
     engine = make_engine("roy", max_steps=10)

@@ -17,7 +17,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from card_envs.core.engine import Engine, IllegalActionError, integer_action
+from card_envs.core.engine import (
+    CorruptSnapshotError,
+    Engine,
+    IllegalActionError,
+    integer_action,
+)
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 ILLEGAL_ACTION_MODES = ("error", "penalty")
@@ -294,7 +299,11 @@ class CardAECEnv(AECEnv):
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore an engine snapshot; the env's agent bookkeeping restarts from it."""
-        self.engine.load_state_dict(state)
+        try:
+            self.engine.load_state_dict(state)
+        except CorruptSnapshotError:
+            self._has_reset = False  # the engine holds half a position: nothing may read it
+            raise
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
