@@ -285,6 +285,17 @@ def test_action_names_round_trip(game: str) -> None:
         assert engine.action_id(engine.action_name(a)) == a
     with pytest.raises(ValueError, match="unknown action name"):
         engine.action_id("no-such-action")
+    assert engine.action_name(np.int64(1)) == engine.action_name(np.array(1)) == \
+        engine.action_names[1]
+
+
+@pytest.mark.parametrize("bad", [1.7, True, "3", None, np.array([1]), -1, 10_000])
+def test_action_name_refuses_what_is_not_an_action(bad: object) -> None:
+    """``action_name`` took ``int()`` of its argument: 1.7 and True named action 1, "3" action
+    3, and None failed with int()'s TypeError. It follows step()'s rule for what an action is."""
+    env = importlib.import_module(GAMES["roy"].module).env()
+    with pytest.raises(ValueError, match="action .* (not an integer action|outside 0..69)"):
+        env.action_name(bad)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

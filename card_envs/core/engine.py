@@ -347,9 +347,14 @@ class Engine:
 
     # -- action names ------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
-        if not 0 <= int(action) < self.num_actions:
-            raise ValueError(f"{self.name}: action {action} is outside 0..{self.num_actions - 1}")
-        return self.action_names[int(action)]
+        # step()'s rule for what an action is: int() named 1.7 and True action 1, "3" action 3.
+        a = integer_action(action)
+        if a is None:
+            raise NotAnActionError(f"{self.name}: action {action!r} is not an integer action: "
+                                   f"actions are integers in 0..{self.num_actions - 1}")
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"{self.name}: action {a} is outside 0..{self.num_actions - 1}")
+        return self.action_names[a]
 
     def action_id(self, name: str) -> int:
         try:
