@@ -4,6 +4,7 @@ produce, their helpers, and the order of calls they expect (with clear errors ou
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -184,6 +185,22 @@ def test_a_refused_deck_leaves_the_game_in_progress_untouched(game: str) -> None
         assert np.array_equal(obs, ref_obs)
         if term or trunc:
             break
+
+
+def test_reset_options_that_are_not_a_dict_are_named() -> None:
+    """``reset(options=deck)`` (the deck itself, not ``{"deck": deck}``) failed with an
+    AttributeError from ``options.get`` in every env view, after warning about each card."""
+    deck = " ".join(f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK")
+    views = [_env_module("roy").env(), CardGymEnv("roy"), _env_module("dogpile").parallel_env()]
+    for env in views:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning about options it refuses anyway
+            for bad in (deck, deck.split()):
+                with pytest.raises(TypeError, match=r"must be a dict .*\{'deck': \[\.\.\.\]\}"):
+                    env.reset(seed=0, options=bad)
+    env = views[0]
+    env.reset(seed=0, options={"deck": deck})
+    assert env.engine.state_dict()["fields"]["num_steps"] == 0
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -9,7 +9,7 @@ several Python calls per step. ``env()`` therefore returns this class as is.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,11 @@ def check_illegal_action_mode(value: str,
 
 def warn_unknown_options(options: dict[str, Any]) -> None:
     """Reset options we do not use get a warning, not an error: PettingZoo's own api_test
-    passes arbitrary options and expects them to be accepted."""
+    passes arbitrary options and expects them to be accepted. Options that are not a dict
+    (the deck itself, say) are an error: they would fail at ``options.get``."""
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset() options must be a dict such as {{'deck': [...]}}, got "
+                        f"{type(options).__name__}")
     unknown = [k for k in options if k not in RESET_OPTIONS]
     if unknown:
         warnings.warn(
