@@ -399,6 +399,18 @@ def test_gymnasium_id_fixes_the_game() -> None:
     assert gymnasium.spec("card_envs/Roy-v0").kwargs == {}
 
 
+def test_human_render_shows_the_deal_in_every_view(capsys: pytest.CaptureFixture[str]) -> None:
+    """``render_mode="human"`` prints at reset() and at every step (Gymnasium's convention,
+    which the AEC and Gymnasium envs follow); the parallel env printed nothing at reset(), so
+    the deal was never shown."""
+    views = [_env_module("dogpile").env(render_mode="human", num_players=2),
+             CardGymEnv("dogpile", render_mode="human", num_players=2),
+             _env_module("dogpile").parallel_env(render_mode="human", num_players=2)]
+    for env in views:
+        env.reset(seed=0)
+        assert capsys.readouterr().out.startswith("Dogpile round 1/3"), type(env).__name__
+
+
 def test_render_metadata_has_fps() -> None:
     assert CardGymEnv.metadata["render_fps"] > 0
     assert _env_module("roy").env().metadata["render_fps"] > 0
