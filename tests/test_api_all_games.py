@@ -245,6 +245,22 @@ def test_after_a_penalty_no_seat_may_act(game: str) -> None:
         assert not env.observe(agent)["action_mask"].any(), agent
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_agents_that_stepped_none_after_a_penalty_can_still_be_observed(game: str) -> None:
+    """After a normal end, an agent that has stepped None can still be observed (a final
+    look, as in PettingZoo's classic envs); after a penalty it raised a bare KeyError."""
+    env = _env_module(game).env(illegal_action="penalty")
+    env.reset(seed=0)
+    env.step(env.engine.num_actions)
+    for _ in env.agent_iter():
+        env.step(None)
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        assert not obs["action_mask"].any(), agent
+        np.testing.assert_array_equal(obs["observation"],
+                                      env.engine.observation(env.agent_name_mapping[agent]))
+
+
 def test_penalty_replaces_what_the_offender_earned_since_its_last_step() -> None:
     """TerminateIllegal: the offender's cumulative reward is reset to 0 before the -1."""
     env = _env_module("memory_uno").env(num_players=3, reward="score", episode="game",

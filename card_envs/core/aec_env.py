@@ -261,8 +261,10 @@ class CardAECEnv(AECEnv):
             raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
         engine = self.engine
         obs = engine.observation(seat)
+        # An agent that stepped None has left ``terminations``; only a penalty's end, where
+        # the engine is still live, gets this far for it.
         if seat == engine.current_player and not (
-            engine.terminated or engine.truncated or self.terminations[agent]
+            engine.terminated or engine.truncated or self.terminations.get(agent, True)
         ):
             mask = engine.legal_mask().copy()
         else:
