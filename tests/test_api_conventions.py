@@ -562,6 +562,22 @@ def test_head_to_head_names_an_agent_that_answers_with_a_non_action(bad: object)
         head_to_head("roy", Masked(), games=1)
 
 
+def test_play_episode_takes_any_agent_spec_and_one_per_seat() -> None:
+    """The agents module says every tool takes an Agent, a callable or a spec string;
+    ``play_episode`` took only Agents (a callable failed with AttributeError: no ``act``), one
+    agent too few was an IndexError and one too many was silently ignored."""
+    from card_envs.agents.arena import play_episode
+
+    engine = make_engine("roy")
+    first = play_episode(engine, [RandomAgent(0), RandomAgent(1)], seed=0)
+    assert play_episode(engine, ["random", lambda obs, mask: _first_legal(mask)],
+                        seed=0)["steps"] > 0
+    assert play_episode(engine, [RandomAgent(0), RandomAgent(1)], seed=0) == first
+    for agents in ([RandomAgent(0)], [RandomAgent(0)] * 3):
+        with pytest.raises(ValueError, match=f"{len(agents)} agents for the 2 seats of roy"):
+            play_episode(engine, agents, seed=0)
+
+
 def test_head_to_head_rotates_the_candidates_seat(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seat 0 always wins here: rotated through three seats, the candidate wins a third."""
     import card_envs.agents.arena as arena

@@ -12,8 +12,15 @@ from card_envs.core.config import int_range, plain_value
 from card_envs.core.engine import IllegalActionError
 
 
-def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> dict[str, Any]:
-    """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``."""
+def play_episode(engine: Any, agents: list[AgentSpec],
+                 seed: int | None = None) -> dict[str, Any]:
+    """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``. Any agent
+    spec is taken, as everywhere in the package (:func:`make_agent` resolves it)."""
+    if len(agents) != engine.num_players:  # too few failed at the seat, too many went unseen
+        raise ValueError(f"{len(agents)} agents for the {engine.num_players} seats of "
+                         f"{engine.name}: give one per seat")
+    agents = [a if isinstance(a, Agent) else make_agent(a, engine.name, engine.config)
+              for a in agents]
     engine.reset(seed=seed)
     obs = np.empty(engine.layout.size, dtype=np.float32)
     while not engine.done:
