@@ -9,6 +9,7 @@ import argparse
 import importlib
 import math
 import time
+from collections.abc import Callable
 
 from card_envs.agents import make_agent
 from card_envs.agents.arena import head_to_head
@@ -34,11 +35,28 @@ def show_one_episode(game: str, seed: int) -> None:
     print(f"result: {env.engine.result()}\n")
 
 
+def _int_from(lo: int) -> Callable[[str], int]:
+    """An argparse type: --games 0 divided by zero after the first episode, a negative seed
+    failed inside numpy; both are now a usage error naming the argument."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < lo:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an integer >= "
+                                             f"{lo}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="roy", choices=list(GAMES))
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=_int_from(1), default=2000)
+    parser.add_argument("--seed", type=_int_from(0), default=0)
     args = parser.parse_args(argv)
 
     show_one_episode(args.game, args.seed)

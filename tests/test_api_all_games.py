@@ -245,6 +245,22 @@ def test_after_a_penalty_no_seat_may_act(game: str) -> None:
         assert not env.observe(agent)["action_mask"].any(), agent
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_agents_that_stepped_none_after_a_penalty_can_still_be_observed(game: str) -> None:
+    """After a normal end, an agent that has stepped None can still be observed (a final
+    look, as in PettingZoo's classic envs); after a penalty it raised a bare KeyError."""
+    env = _env_module(game).env(illegal_action="penalty")
+    env.reset(seed=0)
+    env.step(env.engine.num_actions)
+    for _ in env.agent_iter():
+        env.step(None)
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        assert not obs["action_mask"].any(), agent
+        np.testing.assert_array_equal(obs["observation"],
+                                      env.engine.observation(env.agent_name_mapping[agent]))
+
+
 def test_penalty_replaces_what_the_offender_earned_since_its_last_step() -> None:
     """TerminateIllegal: the offender's cumulative reward is reset to 0 before the -1."""
     env = _env_module("memory_uno").env(num_players=3, reward="score", episode="game",
@@ -285,6 +301,17 @@ def test_action_names_round_trip(game: str) -> None:
         assert engine.action_id(engine.action_name(a)) == a
     with pytest.raises(ValueError, match="unknown action name"):
         engine.action_id("no-such-action")
+    assert engine.action_name(np.int64(1)) == engine.action_name(np.array(1)) == \
+        engine.action_names[1]
+
+
+@pytest.mark.parametrize("bad", [1.7, True, "3", None, np.array([1]), -1, 10_000])
+def test_action_name_refuses_what_is_not_an_action(bad: object) -> None:
+    """``action_name`` took ``int()`` of its argument: 1.7 and True named action 1, "3" action
+    3, and None failed with int()'s TypeError. It follows step()'s rule for what an action is."""
+    env = importlib.import_module(GAMES["roy"].module).env()
+    with pytest.raises(ValueError, match="action .* (not an integer action|outside 0..69)"):
+        env.action_name(bad)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -4,6 +4,7 @@ produce, their helpers, and the order of calls they expect (with clear errors ou
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -186,6 +187,22 @@ def test_a_refused_deck_leaves_the_game_in_progress_untouched(game: str) -> None
             break
 
 
+def test_reset_options_that_are_not_a_dict_are_named() -> None:
+    """``reset(options=deck)`` (the deck itself, not ``{"deck": deck}``) failed with an
+    AttributeError from ``options.get`` in every env view, after warning about each card."""
+    deck = " ".join(f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK")
+    views = [_env_module("roy").env(), CardGymEnv("roy"), _env_module("dogpile").parallel_env()]
+    for env in views:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning about options it refuses anyway
+            for bad in (deck, deck.split()):
+                with pytest.raises(TypeError, match=r"must be a dict .*\{'deck': \[\.\.\.\]\}"):
+                    env.reset(seed=0, options=bad)
+    env = views[0]
+    env.reset(seed=0, options={"deck": deck})
+    assert env.engine.state_dict()["fields"]["num_steps"] == 0
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine = make_engine(game)
@@ -206,6 +223,30 @@ def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine.reset(seed=0)
     engine.load_state_dict(snap)  # the intact snapshot still loads
     assert engine.state_dict() == snap
+
+
+def test_a_corrupt_snapshot_leaves_the_aec_env_asking_for_reset() -> None:
+    """The engine says a snapshot refused part-way is left unusable until reset(), but the env
+    kept stepping it: the next step() failed with an IndexError from inside the rules. A
+    snapshot refused before anything changed (another config) leaves the game going."""
+    env = _env_module("roy").env()
+    env.reset(seed=0)
+    snap = env.state_dict()
+    with pytest.raises(ValueError, match="different config"):
+        env.load_state_dict({**snap, "config": {**snap["config"], "num_players": 3}})
+    env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))  # still in play
+    corrupt = [{**snap, "fields": {**snap["fields"], "current_player": 7}},
+               {**snap, "fields": {**snap["fields"],
+                                   "rewards": {"__ndarray__": [0.0], "dtype": "float64"}}}]
+    for bad in corrupt:
+        with pytest.raises(ValueError, match="corrupt roy snapshot: .*unusable until reset"):
+            env.load_state_dict(bad)
+        for call in (lambda: env.step(0), env.state, env.state_dict, env.agent_iter,
+                     lambda: env.observe("player_0")):
+            with pytest.raises(RuntimeError, match="reset"):
+                call()
+        env.reset(seed=0)
+        assert env.state_dict() == snap
 
 
 def test_snapshot_keeps_the_step_count_towards_max_steps() -> None:
@@ -273,6 +314,38 @@ def test_resample_hidden_takes_a_generator_or_a_seed(game: str) -> None:
     assert env.state_dict() == seeded.state_dict()
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_snapshot_and_determinization_before_reset_say_so(game: str) -> None:
+    """Before a deal there is no position: ROY's ``state_dict()`` failed with an
+    AttributeError from the engine, and ``resample_hidden`` returned having redrawn nothing."""
+    env = _env_module(game).env()
+    for call in (env.state_dict, lambda: env.resample_hidden("player_0", 0)):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    other = _env_module(game).env()
+    other.reset(seed=0)
+    env.load_state_dict(other.state_dict())  # a restored position needs no reset
+    env.resample_hidden("player_0", 0)
+
+
+@pytest.mark.parametrize("seat", [-1, 3, True, 1.0, None])
+def test_resample_hidden_refuses_a_seat_that_is_not_one(seat: object) -> None:
+    """Seat -1 silently redrew the last seat's hidden cards (numpy's negative indexing), 3 in a
+    three-seat game and ``True`` were accepted too, and a numpy integer raised a bare KeyError."""
+    env = _env_module("memory_uno").env(num_players=3)
+    env.reset(seed=0)
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=r"invalid seat .* 'player_0' to 'player_2' or 0\.\.2"):
+        env.resample_hidden(seat, 0)
+    assert env.state_dict() == before
+    with pytest.raises(KeyError, match="unknown agent 'player_3'"):
+        env.resample_hidden("player_3", 0)
+    reference = env.clone()
+    env.resample_hidden(np.int64(2), 5)
+    reference.resample_hidden("player_2", 5)
+    assert env.state_dict() == reference.state_dict()
+
+
 def test_parallel_env_before_reset_says_so() -> None:
     par = _env_module("dogpile").parallel_env(render_mode="ansi")
     for call in (par.state, par.render, lambda: par.step({})):
@@ -326,6 +399,18 @@ def test_gymnasium_id_fixes_the_game() -> None:
     assert gymnasium.spec("card_envs/Roy-v0").kwargs == {}
 
 
+def test_human_render_shows_the_deal_in_every_view(capsys: pytest.CaptureFixture[str]) -> None:
+    """``render_mode="human"`` prints at reset() and at every step (Gymnasium's convention,
+    which the AEC and Gymnasium envs follow); the parallel env printed nothing at reset(), so
+    the deal was never shown."""
+    views = [_env_module("dogpile").env(render_mode="human", num_players=2),
+             CardGymEnv("dogpile", render_mode="human", num_players=2),
+             _env_module("dogpile").parallel_env(render_mode="human", num_players=2)]
+    for env in views:
+        env.reset(seed=0)
+        assert capsys.readouterr().out.startswith("Dogpile round 1/3"), type(env).__name__
+
+
 def test_render_metadata_has_fps() -> None:
     assert CardGymEnv.metadata["render_fps"] > 0
     assert _env_module("roy").env().metadata["render_fps"] > 0
@@ -367,6 +452,31 @@ def test_saved_policy_for_another_game_is_refused_when_loaded(tmp_path) -> None:
     assert make_agent(str(path), "dogpile", {"num_players": 2}).name == path.name
 
 
+def test_a_policy_agent_for_another_game_is_refused_like_its_file(tmp_path) -> None:
+    """A ``PolicyAgent`` built by hand is held to the check its ``.zip`` path gets: it failed
+    at its first move, deep inside SB3, without naming the policy or the game."""
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.policy import PolicyAgent
+
+    model = MaskablePPO("MlpPolicy", CardGymEnv("roy"), n_steps=16, seed=0)
+    agent = PolicyAgent(model, name="roy_2p")
+    with pytest.raises(ValueError, match="policy 'roy_2p' .* roy with .*'num_players': 3"):
+        CardGymEnv("roy", opponent=agent, num_players=3)
+    with pytest.raises(ValueError, match="policy 'roy_2p' .* mega_memory"):
+        make_agent(agent, "mega_memory")
+    assert make_agent(agent, "roy") is agent
+
+
+def test_an_agent_class_instead_of_an_instance_is_named() -> None:
+    """An Agent class is callable, so it passed for a ``(observation, action_mask)`` callable
+    and failed at the opponent's first move with a TypeError from its ``__init__``."""
+    with pytest.raises(ValueError, match=r"RandomAgent is an Agent class.*RandomAgent\(\)"):
+        CardGymEnv("roy", opponent=RandomAgent)
+    with pytest.raises(ValueError, match="an Agent class"):
+        make_agent(RandomAgent, "roy")
+
+
 def test_stochastic_policy_agent_samples_from_its_own_stream(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
@@ -401,6 +511,71 @@ def test_sample_rows_draws_in_proportion_to_weights_that_do_not_sum_to_one() -> 
                                      np.random.default_rng(0)), minlength=3)
     assert counts[1] == 0
     assert counts[2] / 4000 == pytest.approx(0.75, abs=0.03)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"games": 0}, "'games'"), ({"games": -5}, "'games'"),
+                                             ({"games": 2.0}, "'games'"),
+                                             ({"seed": -1}, "'seed'"), ({"seed": 1.5}, "'seed'")])
+def test_head_to_head_refuses_a_game_count_or_seed_it_cannot_play(kwargs: dict,
+                                                                   message: str) -> None:
+    """``games=0`` returned a result whose ``win_rate`` divided by zero, ``games=-5`` a
+    result of -5 games, and ``seed=-1`` failed inside numpy's seeding."""
+    from card_envs.agents.arena import head_to_head
+
+    with pytest.raises(ValueError, match=f"invalid value .* for {message}"):
+        head_to_head("roy", "heuristic", **kwargs)
+
+
+@pytest.mark.parametrize("argv", [["--games", "0"], ["--games", "-3"], ["--seed", "-1"]])
+def test_demo_refuses_a_game_count_or_seed_it_cannot_play(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from card_envs import demo
+
+    with pytest.raises(SystemExit):
+        demo.main(argv)
+    assert "invalid" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [1.0, np.array([1]), None])
+def test_head_to_head_names_an_agent_that_answers_with_a_non_action(bad: object) -> None:
+    """The arena holds an :class:`Agent` subclass to the envs' rule: a non-integer answer is a
+    NotAnActionError (a TypeError too), as from the Gymnasium env's opponents; the arena raised
+    a plain ValueError."""
+    from card_envs.agents.arena import head_to_head
+
+    class Shaky(Agent):
+        name = "shaky"
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> object:
+            return bad
+
+    with pytest.raises(NotAnActionError, match="agent 'shaky' in seat 0: .*not an integer"):
+        head_to_head("roy", Shaky(), games=1)
+
+    class Masked(Agent):
+        name = "masked"
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return int(np.flatnonzero(action_mask == 0)[0])
+
+    with pytest.raises(IllegalActionError, match="agent 'masked' in seat 0: .*not legal"):
+        head_to_head("roy", Masked(), games=1)
+
+
+def test_play_episode_takes_any_agent_spec_and_one_per_seat() -> None:
+    """The agents module says every tool takes an Agent, a callable or a spec string;
+    ``play_episode`` took only Agents (a callable failed with AttributeError: no ``act``), one
+    agent too few was an IndexError and one too many was silently ignored."""
+    from card_envs.agents.arena import play_episode
+
+    engine = make_engine("roy")
+    first = play_episode(engine, [RandomAgent(0), RandomAgent(1)], seed=0)
+    assert play_episode(engine, ["random", lambda obs, mask: _first_legal(mask)],
+                        seed=0)["steps"] > 0
+    assert play_episode(engine, [RandomAgent(0), RandomAgent(1)], seed=0) == first
+    for agents in ([RandomAgent(0)], [RandomAgent(0)] * 3):
+        with pytest.raises(ValueError, match=f"{len(agents)} agents for the 2 seats of roy"):
+            play_episode(engine, agents, seed=0)
 
 
 def test_head_to_head_rotates_the_candidates_seat(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,9 +24,17 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
     defaults). A heuristic or policy reads observations laid out and scaled by them.
     """
     if isinstance(spec, Agent):
+        from card_envs.agents.policy import PolicyAgent, check_policy_fits
+
+        if isinstance(spec, PolicyAgent):  # as its .zip path is: not at its first move in SB3
+            check_policy_fits(spec.model, game, config, spec.name)
         if seed is not None:  # a user's agent keeps its own stream unless a seed is given
             spec.seed(seed)
         return spec
+    if isinstance(spec, type) and issubclass(spec, Agent):
+        # A class is callable too: it would pass for a callable and fail at its first move.
+        raise ValueError(f"{spec.__name__} is an Agent class, not an agent: pass an instance "
+                         f"({spec.__name__}())")
     if isinstance(spec, (str, os.PathLike)):
         text = os.fspath(spec)
         if text == "random":

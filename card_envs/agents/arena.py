@@ -8,10 +8,19 @@ from typing import Any
 import numpy as np
 
 from card_envs.agents import Agent, AgentSpec, make_agent
+from card_envs.core.config import int_range, plain_value
+from card_envs.core.engine import IllegalActionError
 
 
-def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> dict[str, Any]:
-    """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``."""
+def play_episode(engine: Any, agents: list[AgentSpec],
+                 seed: int | None = None) -> dict[str, Any]:
+    """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``. Any agent
+    spec is taken, as everywhere in the package (:func:`make_agent` resolves it)."""
+    if len(agents) != engine.num_players:  # too few failed at the seat, too many went unseen
+        raise ValueError(f"{len(agents)} agents for the {engine.num_players} seats of "
+                         f"{engine.name}: give one per seat")
+    agents = [a if isinstance(a, Agent) else make_agent(a, engine.name, engine.config)
+              for a in agents]
     engine.reset(seed=seed)
     obs = np.empty(engine.layout.size, dtype=np.float32)
     while not engine.done:
@@ -19,7 +28,9 @@ def play_episode(engine: Any, agents: list[Agent], seed: int | None = None) -> d
         engine.write_observation(seat, obs)
         action = agents[seat].act(obs, engine.legal_mask())
         if not engine.is_legal(action):
-            raise ValueError(f"agent {agents[seat].name!r}: " + engine.illegal_reason(action))
+            # The Gymnasium env's error for an opponent's bad answer, so one except fits both.
+            raise IllegalActionError.of(action, f"agent {agents[seat].name!r} in seat {seat}: "
+                                        + engine.illegal_reason(action))
         engine.step(int(action))
     return engine.result()
 
@@ -41,6 +52,13 @@ def head_to_head(game: str, candidate: AgentSpec, opponent: AgentSpec = "random"
     """``candidate`` in one seat (rotating every episode), ``opponent`` in all others."""
     from card_envs.games import make_engine
 
+    # Checked first: 0 games divided by zero in win_rate, -5 games reported a result of -5,
+    # and a negative seed failed inside numpy's seeding.
+    for key, value, check in (("games", games, int_range(1)), ("seed", seed, int_range(0))):
+        problem = check(plain_value(value))
+        if problem is not None:
+            raise ValueError(f"invalid value {value!r} for {key!r}: expected {problem}")
+    games, seed = int(games), int(seed)
     engine = make_engine(game, **config)
     n = engine.num_players
     cand = make_agent(candidate, game, engine.config, seed=seed)

@@ -9,7 +9,7 @@ several Python calls per step. ``env()`` therefore returns this class as is.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from card_envs.core.engine import Engine, IllegalActionError, integer_action
+from card_envs.core.engine import (
+    CorruptSnapshotError,
+    Engine,
+    IllegalActionError,
+    integer_action,
+)
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 ILLEGAL_ACTION_MODES = ("error", "penalty")
@@ -33,7 +38,11 @@ def check_illegal_action_mode(value: str,
 
 def warn_unknown_options(options: dict[str, Any]) -> None:
     """Reset options we do not use get a warning, not an error: PettingZoo's own api_test
-    passes arbitrary options and expects them to be accepted."""
+    passes arbitrary options and expects them to be accepted. Options that are not a dict
+    (the deck itself, say) are an error: they would fail at ``options.get``."""
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset() options must be a dict such as {{'deck': [...]}}, got "
+                        f"{type(options).__name__}")
     unknown = [k for k in options if k not in RESET_OPTIONS]
     if unknown:
         warnings.warn(
@@ -252,8 +261,10 @@ class CardAECEnv(AECEnv):
             raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
         engine = self.engine
         obs = engine.observation(seat)
+        # An agent that stepped None has left ``terminations``; only a penalty's end, where
+        # the engine is still live, gets this far for it.
         if seat == engine.current_player and not (
-            engine.terminated or engine.truncated or self.terminations[agent]
+            engine.terminated or engine.truncated or self.terminations.get(agent, True)
         ):
             mask = engine.legal_mask().copy()
         else:
@@ -288,11 +299,17 @@ class CardAECEnv(AECEnv):
 
     def state_dict(self) -> dict[str, Any]:
         """The game's position as JSON-safe data; :meth:`load_state_dict` restores it exactly."""
+        if not self._has_reset:
+            raise reset_first("state_dict")
         return self.engine.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore an engine snapshot; the env's agent bookkeeping restarts from it."""
-        self.engine.load_state_dict(state)
+        try:
+            self.engine.load_state_dict(state)
+        except CorruptSnapshotError:
+            self._has_reset = False  # the engine holds half a position: nothing may read it
+            raise
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -309,10 +326,29 @@ class CardAECEnv(AECEnv):
                         rng: np.random.Generator | int | None = None) -> None:
         """Redraw everything ``agent`` cannot know (a determinization); ``rng`` is a numpy
         Generator or a seed. The agent's own observation does not change."""
-        seat = agent if isinstance(agent, int) else self.agent_name_mapping[agent]
+        if not self._has_reset:
+            raise reset_first("resample_hidden")
+        seat = self._seat(agent)
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(rng)
         self.engine.resample_hidden(seat, rng)
+
+
+    def _seat(self, agent: str | int) -> int:
+        """The seat of an agent name or seat number. A seat number is checked here: the engines
+        index arrays with it, where -1 would quietly mean the last seat."""
+        if isinstance(agent, str):
+            try:
+                return self.agent_name_mapping[agent]
+            except KeyError:
+                raise KeyError(f"unknown agent {agent!r}; agents are "
+                               f"{self.possible_agents}") from None
+        seat = integer_action(agent)  # Python or numpy integers; not bools, floats
+        if seat is None or not 0 <= seat < len(self.possible_agents):
+            n = len(self.possible_agents)
+            raise ValueError(f"invalid seat {agent!r}: expected an agent name "
+                             f"'player_0' to 'player_{n - 1}' or 0..{n - 1}")
+        return seat
 
 
 class _AgentIterable:

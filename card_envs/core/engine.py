@@ -55,6 +55,11 @@ class NotAnActionError(IllegalActionError, TypeError):
     ``except`` finds it."""
 
 
+class CorruptSnapshotError(ValueError):
+    """A snapshot refused after loading had begun: the engine holds part of it and must be
+    reset before use (a snapshot refused by its keys or config leaves the engine as it was)."""
+
+
 class CachedViews:
     """Observations for engines that keep each seat's observation as an up-to-date row
     (:meth:`_view`) and write a few per-decision entries on top (:meth:`_finish_view`).
@@ -342,9 +347,14 @@ class Engine:
 
     # -- action names ------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
-        if not 0 <= int(action) < self.num_actions:
-            raise ValueError(f"{self.name}: action {action} is outside 0..{self.num_actions - 1}")
-        return self.action_names[int(action)]
+        # step()'s rule for what an action is: int() named 1.7 and True action 1, "3" action 3.
+        a = integer_action(action)
+        if a is None:
+            raise NotAnActionError(f"{self.name}: action {action!r} is not an integer action: "
+                                   f"actions are integers in 0..{self.num_actions - 1}")
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"{self.name}: action {a} is outside 0..{self.num_actions - 1}")
+        return self.action_names[a]
 
     def action_id(self, name: str) -> int:
         try:
@@ -385,28 +395,31 @@ class Engine:
         if missing or unknown:
             raise ValueError(f"corrupt {self.name} snapshot: missing fields {missing}, "
                              f"unknown fields {unknown}")
-        for name, value in state["fields"].items():
-            current = getattr(self, name, None)
-            if isinstance(current, KnowledgeTracker):
-                current.load_state_dict(value["__tracker__"])
-            elif isinstance(current, np.ndarray):
-                arr = _decode(value)
-                if arr.shape != current.shape:
-                    raise ValueError(f"snapshot field {name!r} has shape {arr.shape}, "
-                                     f"expected {current.shape}")
-                current[...] = arr
-            else:
-                setattr(self, name, _decode(value))
-        # Values of the right names can still be wrong (a hand-edited or damaged file): the
-        # invariants every step keeps must hold, or the snapshot is refused by name.
+        # From the first field on, a failure leaves the engine half old, half new: it is
+        # reported as such (CorruptSnapshotError), so an env can stop play until reset().
         try:
+            for name, value in state["fields"].items():
+                current = getattr(self, name, None)
+                if isinstance(current, KnowledgeTracker):
+                    current.load_state_dict(value["__tracker__"])
+                elif isinstance(current, np.ndarray):
+                    arr = _decode(value)
+                    if arr.shape != current.shape:
+                        raise ValueError(f"snapshot field {name!r} has shape {arr.shape}, "
+                                         f"expected {current.shape}")
+                    current[...] = arr
+                else:
+                    setattr(self, name, _decode(value))
+            # Values of the right names can still be wrong (a hand-edited or damaged file): the
+            # invariants every step keeps must hold, or the snapshot is refused by name.
             self._after_load()
             if self.terminated or self.truncated:
                 self._clear_mask()
             self.check_invariants()
         except Exception as err:
-            raise ValueError(f"corrupt {self.name} snapshot: {type(err).__name__}: {err}; "
-                             "the engine is left unusable until reset()") from err
+            raise CorruptSnapshotError(f"corrupt {self.name} snapshot: {type(err).__name__}: "
+                                       f"{err}; the engine is left unusable until reset()"
+                                       ) from err
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
