@@ -333,7 +333,6 @@ class CardAECEnv(AECEnv):
             rng = np.random.default_rng(rng)
         self.engine.resample_hidden(seat, rng)
 
-
     def _seat(self, agent: str | int) -> int:
         """The seat of an agent name or seat number. A seat number is checked here: the engines
         index arrays with it, where -1 would quietly mean the last seat."""
