@@ -509,6 +509,28 @@ def test_opponent_kinds_follow_the_configured_rates(rates: dict, kind, share: fl
     assert abs(hits / len(seats) - share) < 0.06, (hits, len(seats))
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"learner_seat": 2}, r"learner_seat: expected 'random' or a seat 0\.\.1, got 2"),
+    ({"learner_seat": -1}, r"learner_seat: .* got -1"),
+    ({"learner_seat": "rand"}, r"learner_seat: .* got 'rand'"),
+    ({"learner_seat": 1.0}, r"learner_seat: .* got 1\.0"),
+    ({"rates": {"random": 1.0, "heuristc": 1.0}}, r"rates: unknown opponent kind 'heuristc'"),
+    ({"rates": {"random": 2.0, "heuristic": -1.0}}, r"rates\['heuristic'\]: expected a weight"),
+    ({"rates": {"self": 0.0}}, r"rates: at least one weight must be positive"),
+    ({"n_envs": 0}, r"n_envs: expected an integer >= 1, got 0"),
+    ({"pool_size": 0}, r"pool_size: expected an integer >= 1, got 0"),
+    ({"latest_prob": 50}, r"latest_prob: expected a number in \[0, 1\], got 50"),
+    ({"reward_scale": "1"}, r"reward_scale: expected a positive number, got '1'"),
+])
+def test_vecenv_arguments_are_checked_where_it_is_built(kwargs: dict, message: str) -> None:
+    """Built directly (not from a config), a bad argument is an error naming it, not a loop
+    to the redeal cap (a seat the game lacks), a dropped opponent kind or a numpy error."""
+    args = {"n_envs": 2, "rates": {"random": 1.0}, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        SelfPlayVecEnv("roy", {}, **args)
+    SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, learner_seat=np.int64(1), latest_prob=1)
+
+
 def test_only_a_step_cap_marks_an_episode_truncated() -> None:
     """SB3 bootstraps truncated episodes only: a hand that ends by the rules is not one."""
     def episodes(config: dict, steps: int) -> list[dict]:

@@ -15,6 +15,7 @@ learner's last step.
 
 from __future__ import annotations
 
+import numbers
 import pickle
 import time
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_poli
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
+OPPONENT_KINDS = ("self", "random", "heuristic")
 _MAX_REDEALS = 100
 
 
@@ -38,8 +40,44 @@ def check_reward(mode: str, scale: float) -> None:
     if mode not in REWARD_MODES:
         raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
                          f"got {mode!r}")
-    if not scale > 0:
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
         raise ValueError(f"selfplay.reward_scale: expected a positive number, got {scale!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, latest_prob: Any,
+                  learner_seat: Any) -> None:
+    """Raise ``ValueError`` naming the argument, when :class:`SelfPlayVecEnv` is built directly
+    (a config is checked on load): a seat out of range would otherwise loop until the redeal cap,
+    a mistyped opponent kind would be dropped without a word, and a bad count fail deep in numpy
+    or at the first snapshot."""
+    if not _is_int(n_envs) or n_envs < 1:
+        raise ValueError(f"n_envs: expected an integer >= 1, got {n_envs!r}")
+    if not isinstance(rates, dict):
+        raise ValueError(f"rates: expected a mapping such as {{'self': 0.6, 'random': 0.2, "
+                         f"'heuristic': 0.2}}, got {rates!r}")
+    for kind, weight in rates.items():
+        if kind not in OPPONENT_KINDS:
+            raise ValueError(f"rates: unknown opponent kind {kind!r}; expected "
+                             f"{', '.join(OPPONENT_KINDS)}")
+        if (isinstance(weight, bool) or not isinstance(weight, numbers.Real)
+                or not 0 <= weight < np.inf):
+            raise ValueError(f"rates[{kind!r}]: expected a weight >= 0 (the weights are "
+                             f"relative), got {weight!r}")
+    if not sum(rates.values()) > 0:
+        raise ValueError(f"rates: at least one weight must be positive, got {rates!r}")
+    if not _is_int(pool_size) or pool_size < 1:
+        raise ValueError(f"pool_size: expected an integer >= 1, got {pool_size!r}")
+    if (isinstance(latest_prob, bool) or not isinstance(latest_prob, numbers.Real)
+            or not 0 <= latest_prob <= 1):
+        raise ValueError(f"latest_prob: expected a number in [0, 1], got {latest_prob!r}")
+    if learner_seat != "random" and not (_is_int(learner_seat)
+                                         and 0 <= learner_seat < num_players):
+        raise ValueError(f"learner_seat: expected 'random' or a seat 0..{num_players - 1}, "
+                         f"got {learner_seat!r}")
 
 
 def reward_weights(num_players: int, seat: int, mode: str, scale: float) -> np.ndarray:
@@ -132,6 +170,8 @@ class SelfPlayVecEnv(VecEnv):
         reward_scale: float = 1.0,
     ) -> None:
         check_reward(reward, reward_scale)
+        num_players = make_engine(game, **env_config).num_players
+        check_options(num_players, n_envs, rates, pool_size, latest_prob, learner_seat)
         # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
         # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
         seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
@@ -152,8 +192,6 @@ class SelfPlayVecEnv(VecEnv):
         opp_rng = np.random.default_rng(seeds[1])  # opponents' own action sampling
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
                             rates.get("self", 0.0)], dtype=np.float64)
-        if weights.sum() <= 0:
-            raise ValueError("selfplay.opponents: at least one weight must be positive")
         self.kind_p = weights / weights.sum()
         self.latest_prob = float(latest_prob)
         self.learner_seat_option = learner_seat
