@@ -531,6 +531,20 @@ def test_vecenv_arguments_are_checked_where_it_is_built(kwargs: dict, message: s
     SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, learner_seat=np.int64(1), latest_prob=1)
 
 
+@pytest.mark.parametrize("actions, message", [
+    ([70, 0], r"env 0: the learner chose action 70, out of range: actions are integers in "
+              r"0\.\.69"),
+    ([0, -1], r"env 1: the learner chose action -1, out of range"),
+    ([1.5, 0.0], r"actions must be integers, got dtype float64"),
+    ([0, 0, 0], r"expected 2 actions \(one per env\), got 3"),
+])
+def test_vecenv_refuses_actions_that_are_not_actions(actions: list, message: str) -> None:
+    env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match=message):
+        env.step(np.array(actions))
+
+
 def test_only_a_step_cap_marks_an_episode_truncated() -> None:
     """SB3 bootstraps truncated episodes only: a hand that ends by the rules is not one."""
     def episodes(config: dict, steps: int) -> list[dict]:

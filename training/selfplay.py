@@ -230,7 +230,21 @@ class SelfPlayVecEnv(VecEnv):
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        # Checked here: an action past the last one failed as an IndexError on the mask, and a
+        # float was truncated (1.9 played action 1).
+        actions = np.asarray(actions)
+        if actions.size != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per env), got "
+                             f"{actions.size}")
+        actions = actions.reshape(self.num_envs)
+        if actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}: {actions}")
+        bad = np.flatnonzero((actions < 0) | (actions >= self.num_actions))
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"env {i}: the learner chose action {int(actions[i])}, out of "
+                             f"range: actions are integers in 0..{self.num_actions - 1}")
+        self._actions = actions
 
     def step_wait(self):
         actions = self._actions
