@@ -545,6 +545,24 @@ def test_vecenv_refuses_actions_that_are_not_actions(actions: list, message: str
         env.step(np.array(actions))
 
 
+def test_vecenv_seed_applies_at_the_next_reset_as_sb3_s_vecenvs_do() -> None:
+    """``seed(s)`` then ``reset()`` plays the games of a VecEnv built with ``seed=s`` (SB3's
+    contract, and what ``MaskablePPO(seed=s)`` relies on); it used to change nothing."""
+    def make(seed: int) -> SelfPlayVecEnv:
+        return SelfPlayVecEnv("dogpile", {}, 3, {"random": 1.0, "heuristic": 1.0}, seed=seed)
+
+    expected = _trajectory(make(7), 30)
+    env = make(0)
+    _trajectory(env, 5)  # streams part-used: seeding restarts them
+    assert env.seed(7) == [7, 8, 9]
+    assert _trajectory(env, 30) == expected
+    assert _trajectory(env, 30) != expected  # one reset only: the streams go on
+    model_env = make(0)
+    MaskablePPO("MlpPolicy", model_env, n_steps=8, batch_size=8, seed=7,
+                policy_kwargs={"net_arch": [8]})
+    assert _trajectory(model_env, 30) == expected
+
+
 def test_only_a_step_cap_marks_an_episode_truncated() -> None:
     """SB3 bootstraps truncated episodes only: a hand that ends by the rules is not one."""
     def episodes(config: dict, steps: int) -> list[dict]:

@@ -172,12 +172,7 @@ class SelfPlayVecEnv(VecEnv):
         check_reward(reward, reward_scale)
         num_players = make_engine(game, **env_config).num_players
         check_options(num_players, n_envs, rates, pool_size, latest_prob, learner_seat)
-        # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
-        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
-        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
         self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
-        for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
-            engine.rng = np.random.default_rng(ss)
         eng = self.engines[0]
         self.game = game
         self.env_config = dict(env_config)
@@ -188,8 +183,8 @@ class SelfPlayVecEnv(VecEnv):
         super().__init__(n_envs, spaces.Box(low, high, dtype=np.float32),
                          spaces.Discrete(eng.num_actions))
 
-        self.rng = np.random.default_rng(seeds[0])  # seats and opponent draws
-        opp_rng = np.random.default_rng(seeds[1])  # opponents' own action sampling
+        self.rng = np.random.default_rng()  # seats and opponent draws
+        opp_rng = np.random.default_rng()  # opponents' own action sampling
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
                             rates.get("self", 0.0)], dtype=np.float64)
         self.kind_p = weights / weights.sum()
@@ -197,12 +192,9 @@ class SelfPlayVecEnv(VecEnv):
         self.learner_seat_option = learner_seat
         self.pool = OpponentPool(pool_size, opponent_deterministic, opp_rng)
         self.random_actor = RandomActor(opp_rng)
-        # Seeded: Dogpile's and Deluxe Memory's heuristics draw random numbers, and an unseeded
-        # one would make the same seed play different games.
-        heuristic_seed = int(seeds[n_envs + 2].generate_state(1)[0])
-        self.heuristic_actor = (
-            AgentActor(make_agent("heuristic", game, eng.config, seed=heuristic_seed), "heuristic")
-            if weights[1] > 0 else None)
+        self.heuristic_actor = (AgentActor(make_agent("heuristic", game, eng.config), "heuristic")
+                                if weights[1] > 0 else None)
+        self._seed_streams(seed)
 
         n = self.num_players
         self.reward_mode = reward
@@ -221,8 +213,30 @@ class SelfPlayVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self.episodes_finished = 0
 
+    def _seed_streams(self, seed: int) -> None:
+        """Seed every random stream from ``seed``, the generators' objects kept (the pool's
+        actors and the random actor share the opponents' one)."""
+        # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
+        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
+        n_envs = self.num_envs
+        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
+        for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
+            engine.rng = np.random.default_rng(ss)
+        self.rng.bit_generator.state = np.random.default_rng(seeds[0]).bit_generator.state
+        self.pool.rng.bit_generator.state = np.random.default_rng(seeds[1]).bit_generator.state
+        # Seeded: Dogpile's and Deluxe Memory's heuristics draw random numbers, and an unseeded
+        # one would make the same seed play different games.
+        if self.heuristic_actor is not None:
+            self.heuristic_actor.agent.seed(int(seeds[n_envs + 2].generate_state(1)[0]))
+
     # -- VecEnv API ------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
+        """Deal every game anew; after :meth:`seed` (which MaskablePPO's ``seed`` calls), first
+        restart every stream as the constructor's ``seed`` does: SB3's VecEnvs apply a seed at
+        the next reset, and the same seed must give the same games."""
+        if self._seeds[0] is not None:
+            self._seed_streams(int(self._seeds[0]))
+            self._reset_seeds()
         for i in range(self.num_envs):
             self._new_episode(i)
         self._advance(list(range(self.num_envs)), rewards=None, finished=None)
@@ -448,3 +462,4 @@ class SelfPlayVecEnv(VecEnv):
         self.episodes_finished = state["episodes_finished"]
         now = time.time()
         self.ep_start[:] = now
+        self._reset_seeds()  # the loaded streams go on; a seed pending before must not reseed
