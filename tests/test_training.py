@@ -29,7 +29,16 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
-from training.config import Config, ConfigError, from_dict, load_config, save_config
+from training.config import (
+    Config,
+    ConfigError,
+    EvaluationConfig,
+    SelfPlayConfig,
+    TrainingConfig,
+    from_dict,
+    load_config,
+    save_config,
+)
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
 from training.train import completed_summary, train
 from training.train import main as train_main
@@ -1182,6 +1191,29 @@ def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path, c
     err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs")])
     assert "training.init_from:" in err and "does not fit" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_train_from_python_checks_its_config_writes_it_and_keeps_other_runs(
+        tmp_path: Path) -> None:
+    """From Python: a str run directory, a Config built directly (it used to train with SB3's
+    ppo defaults, not the documented ones) or changed after loading (unchecked), config.yaml
+    (it was not written: --resume and training.evaluate need it), and a second fresh run in
+    the same directory (it overwrote the first's checkpoint)."""
+    cfg = Config(game="roy", env={"episode": "hand"}, selfplay=SelfPlayConfig(n_envs=8),
+                 training=TrainingConfig(total_timesteps=1024),
+                 evaluation=EvaluationConfig(every=1024, games=2, final_games=0))
+    run = str(tmp_path / "runs" / "a")
+    train(cfg, run, progress=False)
+    assert MaskablePPO.load(Path(run) / "final.zip").n_steps == 128  # SB3's own is 2048
+    assert load_config(Path(run) / "config.yaml") == from_dict(cfg.to_dict())
+    checkpoint = (Path(run) / "checkpoint.pt").read_bytes()
+    with pytest.raises(FileExistsError, match="holds a run; continue it with resume=True"):
+        train(cfg, run, progress=False)
+    assert (Path(run) / "checkpoint.pt").read_bytes() == checkpoint
+    cfg.selfplay.n_envs = 0
+    with pytest.raises(ConfigError, match="selfplay.n_envs: expected a positive number, got 0"):
+        train(cfg, tmp_path / "b", progress=False)
+    assert not (tmp_path / "b").exists()
 
 
 def test_cloning_values_are_the_reward_to_come_as_self_play_pays_it() -> None:
