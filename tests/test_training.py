@@ -119,6 +119,11 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
          r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
+        # YAML reads 1e-5 as text; torch refused it only when the run built its model:
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": yaml.safe_load("{eps: 1e-5}")}}},
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'eps': '1e-5'\}: .*write 1.0e-5"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"betas": 0.9}}}},
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'betas': 0.9\}"),
         ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
         ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto' or a torch device"),
         ({"ppo": {"n_steps": 0}}, r"ppo.n_steps: expected an integer >= 1, got 0"),
