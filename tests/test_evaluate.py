@@ -176,6 +176,39 @@ def test_evaluate_refuses_no_games_and_a_lone_agent() -> None:
         evaluate("roy", ["random"], games=2)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"labels": ["a"]}, r"labels: expected 2 different labels, one per agent, got \['a'\]"),
+    ({"labels": ["a", "a"]}, r"labels: expected 2 different labels"),
+    ({"pairs": [(0, 2)]}, r"pairs: expected two different indices into agents \(0\.\.1\), "
+                          r"got \(0, 2\)"),
+    ({"pairs": [(0, -1)]}, r"pairs: .* got \(0, -1\)"),
+    ({"pairs": [(1, 1)]}, r"pairs: .* got \(1, 1\)"),
+    ({"games": 2.5}, r"games: expected at least 1 game per matchup, got 2\.5"),
+    ({"parallel": 0}, r"parallel: expected an integer >= 1, got 0"),
+])
+def test_evaluate_arguments_are_errors_naming_them(kwargs: dict, message: str) -> None:
+    """From Python: too few labels or a pair past the agents used to fail as an IndexError,
+    two equal labels merged two agents' ratings, an agent paired with itself was scored from
+    seat 0 only, a float count failed in range() and parallel=0 was taken as 1."""
+    with pytest.raises(ValueError, match=message):
+        evaluate("roy", ["random", "heuristic"], **{"games": 2, **kwargs})
+
+
+@pytest.mark.parametrize("seating, parallel, message", [
+    ([0], 1, r"seatings\[1\]: expected 2 indices into actors \(0\.\.1\), one per seat, "
+             r"got \[0\]"),
+    ([0, 1, 1], 1, r"seatings\[1\]: .* got \[0, 1, 1\]"),
+    ([0, 2], 1, r"seatings\[1\]: .* got \[0, 2\]"),
+    ([0, -1], 1, r"seatings\[1\]: .* got \[0, -1\]"),
+    ([0, 1], 0, r"parallel: expected an integer >= 1, got 0"),
+])
+def test_play_games_refuses_seatings_that_do_not_fit(seating: list, parallel: int,
+                                                     message: str) -> None:
+    actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
+    with pytest.raises(ValueError, match=message):
+        play_games("roy", {}, actors, [[0, 1], seating], parallel=parallel)
+
+
 def test_unknown_agent_and_mismatched_policy_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown agent 'rnadom'"):
         evaluate("roy", ["rnadom", "random"], games=2)

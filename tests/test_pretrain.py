@@ -102,6 +102,30 @@ def test_pretrain_with_dagger_rounds_adds_the_policys_games() -> None:
     assert 0.0 <= more["bc_val_accuracy"] <= 1.0
 
 
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"env_config": {"num_players": 3}}, ValueError,
+     r"policy 'model' expects observations \(168,\) and 70 actions; roy with "
+     r"\{'num_players': 3\} has \(170,\)"),
+    ({"game": "dogpile", "env_config": {}}, ValueError, r"policy 'model' expects observations"),
+    ({"games": 0}, ValueError, r"games: expected an integer >= 1, got 0"),
+    ({"max_decisions": 0}, ValueError, r"max_decisions: expected an integer >= 1, got 0"),
+    ({"batch_size": 0}, ValueError, r"batch_size: expected an integer >= 1, got 0"),
+    ({"reward": "zero-sum"}, ValueError, r"selfplay.reward: expected one of learner, zero_sum"),
+    ({"dagger_rounds": 1}, ValueError, r"dagger_games: expected an integer >= 1, got 0"),
+])
+def test_pretrain_arguments_that_do_not_fit_are_errors_naming_them(kwargs: dict, error: type,
+                                                                   message: str) -> None:
+    """Called directly: a model of another player count or game used to fail in torch's
+    matrix product, no games or a batch size of 0 in torch.cat or range(), and an unknown
+    reward mode was paid as "learner"."""
+    from training.pretrain import pretrain
+
+    args = {"game": "roy", "env_config": {"num_players": 2}, "games": 1, "epochs": 1,
+            "batch_size": 64, "learning_rate": 1e-3, "max_decisions": 500, "seed": 0, **kwargs}
+    with pytest.raises(error, match=message):
+        pretrain(_fresh_roy_model(), **args)
+
+
 def test_collect_deals_the_same_games_however_many_run_at_once() -> None:
     """Game g is dealt from the same seed in lockstep batches of any size; with Mega
     Mem-Ory's deterministic heuristic the games themselves are then identical."""

@@ -29,7 +29,16 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.games import GAMES
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
-from training.config import Config, ConfigError, from_dict, load_config, save_config
+from training.config import (
+    Config,
+    ConfigError,
+    EvaluationConfig,
+    SelfPlayConfig,
+    TrainingConfig,
+    from_dict,
+    load_config,
+    save_config,
+)
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
 from training.train import completed_summary, train
 from training.train import main as train_main
@@ -110,6 +119,11 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
          r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
+        # YAML reads 1e-5 as text; torch refused it only when the run built its model:
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": yaml.safe_load("{eps: 1e-5}")}}},
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'eps': '1e-5'\}: .*write 1.0e-5"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"betas": 0.9}}}},
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'betas': 0.9\}"),
         ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
         ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto' or a torch device"),
         ({"ppo": {"n_steps": 0}}, r"ppo.n_steps: expected an integer >= 1, got 0"),
@@ -507,6 +521,60 @@ def test_opponent_kinds_follow_the_configured_rates(rates: dict, kind, share: fl
              if s != env.learner[i]]
     hits = sum(a >= 2 if kind == "self" else a == kind for a in seats)
     assert abs(hits / len(seats) - share) < 0.06, (hits, len(seats))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"learner_seat": 2}, r"learner_seat: expected 'random' or a seat 0\.\.1, got 2"),
+    ({"learner_seat": -1}, r"learner_seat: .* got -1"),
+    ({"learner_seat": "rand"}, r"learner_seat: .* got 'rand'"),
+    ({"learner_seat": 1.0}, r"learner_seat: .* got 1\.0"),
+    ({"rates": {"random": 1.0, "heuristc": 1.0}}, r"rates: unknown opponent kind 'heuristc'"),
+    ({"rates": {"random": 2.0, "heuristic": -1.0}}, r"rates\['heuristic'\]: expected a weight"),
+    ({"rates": {"self": 0.0}}, r"rates: at least one weight must be positive"),
+    ({"n_envs": 0}, r"n_envs: expected an integer >= 1, got 0"),
+    ({"pool_size": 0}, r"pool_size: expected an integer >= 1, got 0"),
+    ({"latest_prob": 50}, r"latest_prob: expected a number in \[0, 1\], got 50"),
+    ({"reward_scale": "1"}, r"reward_scale: expected a positive number, got '1'"),
+])
+def test_vecenv_arguments_are_checked_where_it_is_built(kwargs: dict, message: str) -> None:
+    """Built directly (not from a config), a bad argument is an error naming it, not a loop
+    to the redeal cap (a seat the game lacks), a dropped opponent kind or a numpy error."""
+    args = {"n_envs": 2, "rates": {"random": 1.0}, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        SelfPlayVecEnv("roy", {}, **args)
+    SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, learner_seat=np.int64(1), latest_prob=1)
+
+
+@pytest.mark.parametrize("actions, message", [
+    ([70, 0], r"env 0: the learner chose action 70, out of range: actions are integers in "
+              r"0\.\.69"),
+    ([0, -1], r"env 1: the learner chose action -1, out of range"),
+    ([1.5, 0.0], r"actions must be integers, got dtype float64"),
+    ([0, 0, 0], r"expected 2 actions \(one per env\), got 3"),
+])
+def test_vecenv_refuses_actions_that_are_not_actions(actions: list, message: str) -> None:
+    env = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match=message):
+        env.step(np.array(actions))
+
+
+def test_vecenv_seed_applies_at_the_next_reset_as_sb3_s_vecenvs_do() -> None:
+    """``seed(s)`` then ``reset()`` plays the games of a VecEnv built with ``seed=s`` (SB3's
+    contract, and what ``MaskablePPO(seed=s)`` relies on); it used to change nothing."""
+    def make(seed: int) -> SelfPlayVecEnv:
+        return SelfPlayVecEnv("dogpile", {}, 3, {"random": 1.0, "heuristic": 1.0}, seed=seed)
+
+    expected = _trajectory(make(7), 30)
+    env = make(0)
+    _trajectory(env, 5)  # streams part-used: seeding restarts them
+    assert env.seed(7) == [7, 8, 9]
+    assert _trajectory(env, 30) == expected
+    assert _trajectory(env, 30) != expected  # one reset only: the streams go on
+    model_env = make(0)
+    MaskablePPO("MlpPolicy", model_env, n_steps=8, batch_size=8, seed=7,
+                policy_kwargs={"net_arch": [8]})
+    assert _trajectory(model_env, 30) == expected
 
 
 def test_only_a_step_cap_marks_an_episode_truncated() -> None:
@@ -1128,6 +1196,29 @@ def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path, c
     err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs")])
     assert "training.init_from:" in err and "does not fit" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_train_from_python_checks_its_config_writes_it_and_keeps_other_runs(
+        tmp_path: Path) -> None:
+    """From Python: a str run directory, a Config built directly (it used to train with SB3's
+    ppo defaults, not the documented ones) or changed after loading (unchecked), config.yaml
+    (it was not written: --resume and training.evaluate need it), and a second fresh run in
+    the same directory (it overwrote the first's checkpoint)."""
+    cfg = Config(game="roy", env={"episode": "hand"}, selfplay=SelfPlayConfig(n_envs=8),
+                 training=TrainingConfig(total_timesteps=1024),
+                 evaluation=EvaluationConfig(every=1024, games=2, final_games=0))
+    run = str(tmp_path / "runs" / "a")
+    train(cfg, run, progress=False)
+    assert MaskablePPO.load(Path(run) / "final.zip").n_steps == 128  # SB3's own is 2048
+    assert load_config(Path(run) / "config.yaml") == from_dict(cfg.to_dict())
+    checkpoint = (Path(run) / "checkpoint.pt").read_bytes()
+    with pytest.raises(FileExistsError, match="holds a run; continue it with resume=True"):
+        train(cfg, run, progress=False)
+    assert (Path(run) / "checkpoint.pt").read_bytes() == checkpoint
+    cfg.selfplay.n_envs = 0
+    with pytest.raises(ConfigError, match="selfplay.n_envs: expected a positive number, got 0"):
+        train(cfg, tmp_path / "b", progress=False)
+    assert not (tmp_path / "b").exists()
 
 
 def test_cloning_values_are_the_reward_to_come_as_self_play_pays_it() -> None:

@@ -270,6 +270,15 @@ def _check_optimizer_kwargs(kwargs: dict[str, Any]) -> None:
     for key in kwargs:
         if key not in allowed:
             raise _unknown("ppo.policy_kwargs.optimizer_kwargs.", str(key), allowed)
+    # The values too: YAML reads "eps: 1e-5" as a string, and torch refused it only when the
+    # run built its model, with "'<=' not supported between instances of 'float' and 'str'".
+    try:
+        torch.optim.Adam([torch.zeros(1, requires_grad=True)], **kwargs)
+    except (TypeError, ValueError) as err:
+        hint = ("; YAML reads a number without a dot, such as 1e-5, as text: write 1.0e-5"
+                if any(isinstance(v, str) for v in kwargs.values()) else "")
+        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs: torch.optim.Adam refuses "
+                          f"{kwargs}: {err}{hint}") from None
 
 
 def _check_device(device: str, check_cuda: bool) -> None:

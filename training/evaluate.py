@@ -80,12 +80,21 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
     Each round gathers every pending decision of each actor across the live games into one
     batched call. Returns the winners (seats) of each game, in the order given.
     """
+    _check_count("parallel", parallel)
     seatings = [list(s) for s in seatings]
     if not seatings:
         return []
-    parallel = max(1, min(parallel, len(seatings)))
+    parallel = min(parallel, len(seatings))
     seeds = np.random.SeedSequence(seed).generate_state(len(seatings), np.uint64)
     engines = [make_engine(game, **config) for _ in range(parallel)]
+    n_players = engines[0].num_players
+    for g, seating in enumerate(seatings):
+        # A short seating failed as an IndexError mid-game; a long one, or an index of -1,
+        # was played without a word.
+        if len(seating) != n_players or not all(
+                _is_index(i) and 0 <= i < len(actors) for i in seating):
+            raise ValueError(f"seatings[{g}]: expected {n_players} indices into actors "
+                             f"(0..{len(actors) - 1}), one per seat, got {seating}")
     size, n_actions = engines[0].layout.size, engines[0].num_actions
     obs = np.zeros((parallel, size), dtype=np.float32)
     masks = np.zeros((parallel, n_actions), dtype=np.int8)
@@ -133,6 +142,15 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                 still.append(slot)
         live = still
     return winners
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_count(name: str, value: Any) -> None:
+    if not _is_index(value) or value < 1:
+        raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
 
 
 def _rotated_seatings(n_players: int, games: int, a: int, b: int) -> list[list[int]]:
@@ -205,10 +223,21 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     config = dict(config or {})
     get_game(game)
     n_players = make_engine(game, **config).num_players
-    if games < 1:
-        raise ValueError(f"games: expected at least 1 game per matchup, got {games}")
+    if isinstance(agents, (str, os.PathLike)):  # its letters would be taken for agents
+        raise ValueError(f"agents: expected a list of agents, got {agents!r}")
+    if not _is_index(games) or games < 1:
+        raise ValueError(f"games: expected at least 1 game per matchup, got {games!r}")
+    _check_count("parallel", parallel)
     if pairs is None and len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
+    for a, b in pairs or ():
+        if not all(_is_index(i) and 0 <= i < len(agents) for i in (a, b)) or a == b:
+            raise ValueError(f"pairs: expected two different indices into agents "
+                             f"(0..{len(agents) - 1}), got {(a, b)}")
+    if labels and (len(labels) != len(agents) or len(set(labels)) != len(labels)):
+        # Too few failed as an IndexError; two alike merged their agents' ratings into one.
+        raise ValueError(f"labels: expected {len(agents)} different labels, one per agent, "
+                         f"got {list(labels)}")
     labels = list(labels) if labels else _unique_labels(agents)
     actors = make_actors(game, agents, config, seed, deterministic)
     if pairs is None:

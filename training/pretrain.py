@@ -23,7 +23,7 @@ from sb3_contrib import MaskablePPO
 from card_envs.agents import make_agent
 from card_envs.games import make_engine
 from training.actors import TorchPolicyActor
-from training.selfplay import reward_weights
+from training.selfplay import check_reward, reward_weights
 
 
 class WarmStartStopped(Exception):
@@ -238,6 +238,34 @@ def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
                             zip(astuple(a), astuple(b), strict=True)))
 
 
+def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any, epochs: Any,
+                     batch_size: Any, learning_rate: Any, max_decisions: Any, reward: Any,
+                     reward_scale: Any, dagger_rounds: Any, dagger_games: Any,
+                     dagger_epochs: Any) -> None:
+    """Called directly (a config is checked on load), a model of another game or player count
+    failed in torch's matrix product, no games or decisions in torch.cat, a batch size of 0 in
+    range(), and an unknown reward mode was paid as "learner" without a word."""
+    from card_envs.agents.policy import check_policy_fits
+
+    check_reward(reward, reward_scale)
+    check_policy_fits(model, game, env_config, "model")
+
+    def integer(value: Any) -> bool:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+    counts = {"games": games, "epochs": epochs, "batch_size": batch_size,
+              "max_decisions": max_decisions}
+    if dagger_rounds:
+        counts.update(dagger_games=dagger_games, dagger_epochs=dagger_epochs)
+    for name, value in {**counts, "dagger_rounds": dagger_rounds}.items():
+        low = 0 if name == "dagger_rounds" else 1
+        if not integer(value) or value < low:
+            raise ValueError(f"{name}: expected an integer >= {low}, got {value!r}")
+    if (isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float))
+            or not 0 < learning_rate < np.inf):
+        raise ValueError(f"learning_rate: expected a number > 0, got {learning_rate!r}")
+
+
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
              batch_size: int, learning_rate: float, max_decisions: int,
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
@@ -248,6 +276,9 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
     on everything gathered. The held-out share is the newest games: the policy's own.
     ``should_stop`` (asked often: a few decisions or one minibatch apart) returning True
     raises :class:`WarmStartStopped`, leaving the policy part-trained."""
+    _check_arguments(model, game, env_config, games, epochs, batch_size, learning_rate,
+                     max_decisions, reward, reward_scale, dagger_rounds, dagger_games,
+                     dagger_epochs)
     start = time.time()
     data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale,
                    should_stop=should_stop)

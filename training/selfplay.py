@@ -15,6 +15,7 @@ learner's last step.
 
 from __future__ import annotations
 
+import numbers
 import pickle
 import time
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_poli
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
+OPPONENT_KINDS = ("self", "random", "heuristic")
 _MAX_REDEALS = 100
 
 
@@ -38,8 +40,44 @@ def check_reward(mode: str, scale: float) -> None:
     if mode not in REWARD_MODES:
         raise ValueError(f"selfplay.reward: expected one of {', '.join(REWARD_MODES)}, "
                          f"got {mode!r}")
-    if not scale > 0:
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
         raise ValueError(f"selfplay.reward_scale: expected a positive number, got {scale!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, latest_prob: Any,
+                  learner_seat: Any) -> None:
+    """Raise ``ValueError`` naming the argument, when :class:`SelfPlayVecEnv` is built directly
+    (a config is checked on load): a seat out of range would otherwise loop until the redeal cap,
+    a mistyped opponent kind would be dropped without a word, and a bad count fail deep in numpy
+    or at the first snapshot."""
+    if not _is_int(n_envs) or n_envs < 1:
+        raise ValueError(f"n_envs: expected an integer >= 1, got {n_envs!r}")
+    if not isinstance(rates, dict):
+        raise ValueError(f"rates: expected a mapping such as {{'self': 0.6, 'random': 0.2, "
+                         f"'heuristic': 0.2}}, got {rates!r}")
+    for kind, weight in rates.items():
+        if kind not in OPPONENT_KINDS:
+            raise ValueError(f"rates: unknown opponent kind {kind!r}; expected "
+                             f"{', '.join(OPPONENT_KINDS)}")
+        if (isinstance(weight, bool) or not isinstance(weight, numbers.Real)
+                or not 0 <= weight < np.inf):
+            raise ValueError(f"rates[{kind!r}]: expected a weight >= 0 (the weights are "
+                             f"relative), got {weight!r}")
+    if not sum(rates.values()) > 0:
+        raise ValueError(f"rates: at least one weight must be positive, got {rates!r}")
+    if not _is_int(pool_size) or pool_size < 1:
+        raise ValueError(f"pool_size: expected an integer >= 1, got {pool_size!r}")
+    if (isinstance(latest_prob, bool) or not isinstance(latest_prob, numbers.Real)
+            or not 0 <= latest_prob <= 1):
+        raise ValueError(f"latest_prob: expected a number in [0, 1], got {latest_prob!r}")
+    if learner_seat != "random" and not (_is_int(learner_seat)
+                                         and 0 <= learner_seat < num_players):
+        raise ValueError(f"learner_seat: expected 'random' or a seat 0..{num_players - 1}, "
+                         f"got {learner_seat!r}")
 
 
 def reward_weights(num_players: int, seat: int, mode: str, scale: float) -> np.ndarray:
@@ -132,12 +170,9 @@ class SelfPlayVecEnv(VecEnv):
         reward_scale: float = 1.0,
     ) -> None:
         check_reward(reward, reward_scale)
-        # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
-        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
-        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
+        num_players = make_engine(game, **env_config).num_players
+        check_options(num_players, n_envs, rates, pool_size, latest_prob, learner_seat)
         self.engines = [make_engine(game, **env_config) for _ in range(n_envs)]
-        for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
-            engine.rng = np.random.default_rng(ss)
         eng = self.engines[0]
         self.game = game
         self.env_config = dict(env_config)
@@ -148,23 +183,18 @@ class SelfPlayVecEnv(VecEnv):
         super().__init__(n_envs, spaces.Box(low, high, dtype=np.float32),
                          spaces.Discrete(eng.num_actions))
 
-        self.rng = np.random.default_rng(seeds[0])  # seats and opponent draws
-        opp_rng = np.random.default_rng(seeds[1])  # opponents' own action sampling
+        self.rng = np.random.default_rng()  # seats and opponent draws
+        opp_rng = np.random.default_rng()  # opponents' own action sampling
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
                             rates.get("self", 0.0)], dtype=np.float64)
-        if weights.sum() <= 0:
-            raise ValueError("selfplay.opponents: at least one weight must be positive")
         self.kind_p = weights / weights.sum()
         self.latest_prob = float(latest_prob)
         self.learner_seat_option = learner_seat
         self.pool = OpponentPool(pool_size, opponent_deterministic, opp_rng)
         self.random_actor = RandomActor(opp_rng)
-        # Seeded: Dogpile's and Deluxe Memory's heuristics draw random numbers, and an unseeded
-        # one would make the same seed play different games.
-        heuristic_seed = int(seeds[n_envs + 2].generate_state(1)[0])
-        self.heuristic_actor = (
-            AgentActor(make_agent("heuristic", game, eng.config, seed=heuristic_seed), "heuristic")
-            if weights[1] > 0 else None)
+        self.heuristic_actor = (AgentActor(make_agent("heuristic", game, eng.config), "heuristic")
+                                if weights[1] > 0 else None)
+        self._seed_streams(seed)
 
         n = self.num_players
         self.reward_mode = reward
@@ -183,8 +213,30 @@ class SelfPlayVecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self.episodes_finished = 0
 
+    def _seed_streams(self, seed: int) -> None:
+        """Seed every random stream from ``seed``, the generators' objects kept (the pool's
+        actors and the random actor share the opponents' one)."""
+        # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
+        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
+        n_envs = self.num_envs
+        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
+        for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
+            engine.rng = np.random.default_rng(ss)
+        self.rng.bit_generator.state = np.random.default_rng(seeds[0]).bit_generator.state
+        self.pool.rng.bit_generator.state = np.random.default_rng(seeds[1]).bit_generator.state
+        # Seeded: Dogpile's and Deluxe Memory's heuristics draw random numbers, and an unseeded
+        # one would make the same seed play different games.
+        if self.heuristic_actor is not None:
+            self.heuristic_actor.agent.seed(int(seeds[n_envs + 2].generate_state(1)[0]))
+
     # -- VecEnv API ------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
+        """Deal every game anew; after :meth:`seed` (which MaskablePPO's ``seed`` calls), first
+        restart every stream as the constructor's ``seed`` does: SB3's VecEnvs apply a seed at
+        the next reset, and the same seed must give the same games."""
+        if self._seeds[0] is not None:
+            self._seed_streams(int(self._seeds[0]))
+            self._reset_seeds()
         for i in range(self.num_envs):
             self._new_episode(i)
         self._advance(list(range(self.num_envs)), rewards=None, finished=None)
@@ -192,7 +244,21 @@ class SelfPlayVecEnv(VecEnv):
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        # Checked here: an action past the last one failed as an IndexError on the mask, and a
+        # float was truncated (1.9 played action 1).
+        actions = np.asarray(actions)
+        if actions.size != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per env), got "
+                             f"{actions.size}")
+        actions = actions.reshape(self.num_envs)
+        if actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}: {actions}")
+        bad = np.flatnonzero((actions < 0) | (actions >= self.num_actions))
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"env {i}: the learner chose action {int(actions[i])}, out of "
+                             f"range: actions are integers in 0..{self.num_actions - 1}")
+        self._actions = actions
 
     def step_wait(self):
         actions = self._actions
@@ -396,3 +462,4 @@ class SelfPlayVecEnv(VecEnv):
         self.episodes_finished = state["episodes_finished"]
         now = time.time()
         self.ep_start[:] = now
+        self._reset_seeds()  # the loaded streams go on; a seed pending before must not reseed

@@ -51,7 +51,7 @@ from training.checkpoint import (
     save_checkpoint,
     set_rng_states,
 )
-from training.config import Config, ConfigError, load_config, save_config
+from training.config import Config, ConfigError, from_dict, load_config, save_config
 from training.evaluate import evaluate, plot_report
 from training.plots import plot_training_curve
 from training.pretrain import WarmStartStopped, pretrain
@@ -404,8 +404,9 @@ def make_run_dir(cfg: Config, runs_dir: str, name: str | None) -> Path:
     return run_dir
 
 
-def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True,
-          extra_callbacks: Sequence[BaseCallback] = (), final_eval: bool = True) -> dict[str, Any]:
+def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
+          progress: bool = True, extra_callbacks: Sequence[BaseCallback] = (),
+          final_eval: bool = True) -> dict[str, Any]:
     """Train (or continue) the run in ``run_dir``; returns a summary of the run.
 
     SIGINT or SIGTERM (in the main thread) stops it at the next rollout boundary after a
@@ -413,9 +414,23 @@ def train(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = Tru
     During the warm start it stops at once, before any checkpoint exists, and
     ``summary["stopped_in_warm_start"]`` is True. Resuming a complete run (see
     :func:`completed_summary`) returns its summary and touches nothing.
+
+    ``cfg`` is validated again (a ``Config`` built or changed in Python skipped the checks on
+    load, and one built directly lacks the ``ppo`` defaults). A fresh run writes its
+    ``config.yaml``, which ``--resume`` and ``training.evaluate`` read the run's game options
+    from, and refuses a directory that holds a run, as the command line does: it would
+    overwrite that run's checkpoint and mix the two runs' metrics.
     """
+    run_dir = Path(run_dir)
+    cfg = from_dict(cfg.to_dict())
     if resume and (done := completed_summary(run_dir, cfg)) is not None:
         return done
+    if not resume:
+        if (run_dir / CHECKPOINT_NAME).exists():
+            raise FileExistsError(f"{run_dir} holds a run; continue it with resume=True, or "
+                                  "train in another directory")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        save_config(cfg, run_dir / "config.yaml")
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
 
