@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.agents import AgentSpec, agent_label
+from card_envs.core.engine import integer_action
 from card_envs.games import get_game, make_engine
 from training.actors import BatchActor, make_actor
 
@@ -92,7 +93,7 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
         # A short seating failed as an IndexError mid-game; a long one, or an index of -1,
         # was played without a word.
         if len(seating) != n_players or not all(
-                _is_index(i) and 0 <= i < len(actors) for i in seating):
+                integer_action(i) is not None and 0 <= i < len(actors) for i in seating):
             raise ValueError(f"seatings[{g}]: expected {n_players} indices into actors "
                              f"(0..{len(actors) - 1}), one per seat, got {seating}")
     size, n_actions = engines[0].layout.size, engines[0].num_actions
@@ -144,12 +145,8 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
     return winners
 
 
-def _is_index(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _check_count(name: str, value: Any) -> None:
-    if not _is_index(value) or value < 1:
+    if integer_action(value) is None or value < 1:
         raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
 
 
@@ -225,13 +222,14 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     n_players = make_engine(game, **config).num_players
     if isinstance(agents, (str, os.PathLike)):  # its letters would be taken for agents
         raise ValueError(f"agents: expected a list of agents, got {agents!r}")
-    if not _is_index(games) or games < 1:
+    if integer_action(games) is None or games < 1:
         raise ValueError(f"games: expected at least 1 game per matchup, got {games!r}")
     _check_count("parallel", parallel)
     if pairs is None and len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     for a, b in pairs or ():
-        if not all(_is_index(i) and 0 <= i < len(agents) for i in (a, b)) or a == b:
+        if a == b or not all(integer_action(i) is not None and 0 <= i < len(agents)
+                             for i in (a, b)):
             raise ValueError(f"pairs: expected two different indices into agents "
                              f"(0..{len(agents) - 1}), got {(a, b)}")
     if labels and (len(labels) != len(agents) or len(set(labels)) != len(labels)):

@@ -21,6 +21,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from card_envs.agents import make_agent
+from card_envs.core.engine import integer_action
 from card_envs.games import make_engine
 from training.actors import TorchPolicyActor
 from training.selfplay import check_reward, reward_weights
@@ -250,16 +251,13 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
     check_reward(reward, reward_scale)
     check_policy_fits(model, game, env_config, "model")
 
-    def integer(value: Any) -> bool:
-        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
     counts = {"games": games, "epochs": epochs, "batch_size": batch_size,
               "max_decisions": max_decisions}
     if dagger_rounds:
         counts.update(dagger_games=dagger_games, dagger_epochs=dagger_epochs)
     for name, value in {**counts, "dagger_rounds": dagger_rounds}.items():
         low = 0 if name == "dagger_rounds" else 1
-        if not integer(value) or value < low:
+        if integer_action(value) is None or value < low:
             raise ValueError(f"{name}: expected an integer >= {low}, got {value!r}")
     if (isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float))
             or not 0 < learning_rate < np.inf):

@@ -26,6 +26,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from card_envs.agents import make_agent
+from card_envs.core.engine import integer_action
 from card_envs.games import make_engine
 from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
 
@@ -44,17 +45,13 @@ def check_reward(mode: str, scale: float) -> None:
         raise ValueError(f"selfplay.reward_scale: expected a positive number, got {scale!r}")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, latest_prob: Any,
                   learner_seat: Any) -> None:
     """Raise ``ValueError`` naming the argument, when :class:`SelfPlayVecEnv` is built directly
     (a config is checked on load): a seat out of range would otherwise loop until the redeal cap,
     a mistyped opponent kind would be dropped without a word, and a bad count fail deep in numpy
     or at the first snapshot."""
-    if not _is_int(n_envs) or n_envs < 1:
+    if integer_action(n_envs) is None or n_envs < 1:
         raise ValueError(f"n_envs: expected an integer >= 1, got {n_envs!r}")
     if not isinstance(rates, dict):
         raise ValueError(f"rates: expected a mapping such as {{'self': 0.6, 'random': 0.2, "
@@ -69,12 +66,12 @@ def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, lat
                              f"relative), got {weight!r}")
     if not sum(rates.values()) > 0:
         raise ValueError(f"rates: at least one weight must be positive, got {rates!r}")
-    if not _is_int(pool_size) or pool_size < 1:
+    if integer_action(pool_size) is None or pool_size < 1:
         raise ValueError(f"pool_size: expected an integer >= 1, got {pool_size!r}")
     if (isinstance(latest_prob, bool) or not isinstance(latest_prob, numbers.Real)
             or not 0 <= latest_prob <= 1):
         raise ValueError(f"latest_prob: expected a number in [0, 1], got {latest_prob!r}")
-    if learner_seat != "random" and not (_is_int(learner_seat)
+    if learner_seat != "random" and not (integer_action(learner_seat) is not None
                                          and 0 <= learner_seat < num_players):
         raise ValueError(f"learner_seat: expected 'random' or a seat 0..{num_players - 1}, "
                          f"got {learner_seat!r}")
