@@ -468,6 +468,18 @@ def test_a_policy_agent_for_another_game_is_refused_like_its_file(tmp_path) -> N
     assert make_agent(agent, "roy") is agent
 
 
+def test_a_policy_agent_needs_a_maskable_ppo_model() -> None:
+    """``PolicyAgent(5)`` failed at its first move with an AttributeError, and a plain PPO
+    model with "unexpected keyword argument 'action_masks'"."""
+    from stable_baselines3 import PPO
+
+    from card_envs.agents.policy import PolicyAgent
+
+    for model, kind in [(5, "int"), (PPO("MlpPolicy", CardGymEnv("roy"), n_steps=16), "PPO")]:
+        with pytest.raises(TypeError, match=rf"takes a MaskablePPO model .* got {kind}:"):
+            PolicyAgent(model)
+
+
 def test_an_agent_class_instead_of_an_instance_is_named() -> None:
     """An Agent class is callable, so it passed for a ``(observation, action_mask)`` callable
     and failed at the opponent's first move with a TypeError from its ``__init__``."""

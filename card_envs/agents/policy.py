@@ -64,6 +64,13 @@ class PolicyAgent(Agent):
         if isinstance(model, (str, os.PathLike)):
             name = name or os.path.basename(os.fspath(model))
             model = load_maskable_ppo(model)
+        else:
+            from sb3_contrib import MaskablePPO
+
+            if not isinstance(model, MaskablePPO):  # it failed at its first move, deep in SB3
+                raise TypeError(f"PolicyAgent takes a MaskablePPO model (sb3-contrib) or the path "
+                                f"of a saved one, got {type(model).__name__}: it plays with the "
+                                "legal-action mask, which other SB3 models do not take")
         self.model = model
         self.deterministic = deterministic
         self.name = name or "policy"
