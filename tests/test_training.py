@@ -138,6 +138,12 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"training": {"time_limit_minutes": -1}}, r"training.time_limit_minutes: .*got -1"),
         ({"pretrain": {"games": 5, "epochs": 0}}, r"pretrain.epochs: expected >= 1 when "
          r"pretrain.games > 0"),
+        # YAML's .nan and .inf: a NaN passes no range check, an infinity passes "> 0".
+        ({"selfplay": {"opponents": {"self": float("nan")}}},
+         r"selfplay.opponents.self: expected a finite number, got nan"),
+        ({"ppo": {"learning_rate": float("inf")}}, r"ppo.learning_rate: expected a finite"),
+        ({"pretrain": {"learning_rate": float("nan")}}, r"pretrain.learning_rate: expected a "),
+        ({"selfplay": {"reward_scale": float("inf")}}, r"selfplay.reward_scale: expected a fi"),
         # One past the top of a range (the tests above only tried far outside it):
         ({"selfplay": {"learner_seat": 2}}, r"selfplay.learner_seat: expected 'random' or 0..1, "
          r"got 2"),
@@ -201,6 +207,9 @@ def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
     cfg = load_config(CONFIGS / "roy.yaml")
     save_config(cfg, tmp_path / "c.yaml")
     assert load_config(tmp_path / "c.yaml").to_dict() == cfg.to_dict()
+    # Into a folder that does not exist yet (the error named the temporary file).
+    save_config(cfg, tmp_path / "new" / "c.yaml")
+    assert load_config(tmp_path / "new" / "c.yaml").to_dict() == cfg.to_dict()
 
 
 def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
@@ -210,6 +219,8 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(bad)
     with pytest.raises(ConfigError, match="no config file"):
         load_config(tmp_path / "missing.yaml")
+    with pytest.raises(ConfigError, match=r"overrides: expected a mapping .*got \['seed=3'\]"):
+        load_config(bad, ["seed=3"])  # was an AttributeError
     latin1 = tmp_path / "latin1.yaml"
     latin1.write_bytes("game: roy\n# café\n".encode("latin-1"))  # was a UnicodeDecodeError
     with pytest.raises(ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import difflib
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -327,6 +328,19 @@ def _check_features(game: str, features: Any) -> str:
     return str(features)
 
 
+def _check_finite(node: Any, path: str) -> None:
+    """YAML's ``.nan`` and ``.inf`` are floats: a NaN passes no comparison, so a NaN weight or
+    learning rate could slip past a range check; an infinite one passes ``> 0``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _check_finite(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(node, (list, tuple)):
+        for i, value in enumerate(node):
+            _check_finite(value, f"{path}[{i}]")
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"{path}: expected a finite number, got {node!r}")
+
+
 def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
     """Validate a config mapping (as loaded from YAML) into a :class:`Config`.
 
@@ -338,6 +352,7 @@ def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
     for key in data:
         if key not in top:
             raise _unknown("", str(key), top)
+    _check_finite(data, "")
     if "game" not in data:
         raise ConfigError("game: missing (e.g. 'game: roy')")
     game = _check_type("game", data["game"], "str")
@@ -438,6 +453,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
     is checked like the file's own, and a bad value in the file can be overridden.
     ``check_cuda``: as in :func:`from_dict`."""
     path = Path(path)
+    if overrides is not None and not isinstance(overrides, dict):
+        raise ConfigError(f"overrides: expected a mapping such as "
+                          f"{{'training.total_timesteps': 4000}}, got {overrides!r}")
     if not path.is_file():
         raise ConfigError(f"no config file at {str(path)!r}")
     where = str(path)
@@ -538,4 +556,5 @@ def save_config(cfg: Config, path: str | Path) -> None:
     from training.checkpoint import atomic_write
 
     text = yaml.safe_dump(cfg.to_dict(), sort_keys=False)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # else the error names the temp file
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
