@@ -238,6 +238,32 @@ def test_baseline_names_win_over_a_folder_of_that_name(tmp_path: Path, monkeypat
         make_actor("./heuristic", "roy", {})
 
 
+def test_a_run_directory_and_a_model_in_memory_are_agents_everywhere(tmp_path: Path) -> None:
+    """make_actor and evaluate took a run directory, but make_agent (and so the Gymnasium
+    env's opponent) failed with "no saved policy at <dir>"; a MaskablePPO in memory was
+    "cannot make an agent" everywhere."""
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents import agent_label, make_agent
+    from card_envs.agents.policy import PolicyAgent
+    from card_envs.core.gym_env import CardGymEnv
+
+    _save_untrained_policy(tmp_path / "final.zip")
+    agent = make_agent(str(tmp_path), "roy")
+    assert isinstance(agent, PolicyAgent) and agent.name == "final.zip"
+    CardGymEnv("roy", opponent=str(tmp_path)).reset(seed=0)
+    model = MaskablePPO.load(tmp_path / "final.zip")
+    assert isinstance(make_agent(model, "roy"), PolicyAgent)
+    assert agent_label(model) == "MaskablePPO"
+    # As its .zip would be, a model is checked against the game and follows --stochastic.
+    with pytest.raises(ValueError, match="policy 'MaskablePPO' expects observations"):
+        make_agent(model, "roy", {"num_players": 3})
+    assert make_actor(model, "roy", {}, deterministic=False).deterministic is False
+    assert make_actor(model, "roy", {}).deterministic is True
+    report = evaluate("roy", [model, "random"], games=6)
+    assert report["matches"][0]["games"] == 6
+
+
 def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:
     _save_untrained_policy(tmp_path / "best.zip")
     report = evaluate("roy", [str(tmp_path / "best.zip"), str(tmp_path), "random"], games=10)

@@ -15,7 +15,7 @@ import torch
 
 from card_envs.agents import Agent, AgentSpec, make_agent
 from card_envs.agents.base import checked_action
-from card_envs.agents.policy import check_policy_fits, sample_rows
+from card_envs.agents.policy import check_policy_fits, resolve_run_policy, sample_rows
 
 
 class BatchActor(Protocol):
@@ -118,14 +118,9 @@ def make_actor(spec: AgentSpec, game: str, config: dict[str, Any], seed: int | N
     from card_envs.agents.policy import PolicyAgent
 
     if isinstance(agent, PolicyAgent):
-        return TorchPolicyActor(agent.model.policy, agent.deterministic, rng, name=agent.name)
+        # A PolicyAgent built by the user keeps its own setting; a model follows this call's.
+        chosen = agent.deterministic if isinstance(spec, PolicyAgent) else deterministic
+        return TorchPolicyActor(agent.model.policy, chosen, rng, name=agent.name)
     return AgentActor(agent)
 
 
-def resolve_run_policy(run_dir: str) -> str:
-    """A run directory stands for its best policy (else its final, else its latest)."""
-    for name in ("best.zip", "final.zip", "latest.zip"):
-        path = os.path.join(run_dir, name)
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError(f"no best.zip, final.zip or latest.zip in run directory {run_dir!r}")

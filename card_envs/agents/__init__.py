@@ -18,8 +18,9 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
                seed: int | None = None) -> Agent:
     """Resolve ``spec`` into an :class:`Agent` for ``game`` played with ``config``.
 
-    ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip``, an
-    :class:`Agent`, or a callable ``(observation, action_mask) -> action``. ``config`` is the
+    ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip`` or to a
+    training run's directory (its best, else final, else latest policy), an :class:`Agent`, a
+    MaskablePPO model, or a callable ``(observation, action_mask) -> action``. ``config`` is the
     game options of the env the agent plays in (``env.unwrapped.engine.config``; None: the
     defaults). A heuristic or policy reads observations laid out and scaled by them.
     """
@@ -46,15 +47,26 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
             heuristic.seed(seed)
             return heuristic
         if text.endswith(".zip") or os.path.exists(text):
-            from card_envs.agents.policy import PolicyAgent, check_policy_fits
+            from card_envs.agents.policy import PolicyAgent, check_policy_fits, resolve_run_policy
 
+            if os.path.isdir(text):
+                text = resolve_run_policy(text)
             agent = PolicyAgent(text, seed=seed)
             check_policy_fits(agent.model, game, config, text)
             return agent
         raise ValueError(
             f"unknown agent {text!r}: use 'random', 'heuristic', a path to a saved policy "
-            "(.zip), an Agent, or a callable (observation, action_mask) -> action"
+            "(.zip) or a training run's directory, an Agent, a MaskablePPO model, or a "
+            "callable (observation, action_mask) -> action"
         )
+    from card_envs.agents.policy import is_sb3_model
+
+    if is_sb3_model(spec):
+        from card_envs.agents.policy import PolicyAgent, check_policy_fits
+
+        agent = PolicyAgent(spec, seed=seed, name=type(spec).__name__)
+        check_policy_fits(spec, game, config, agent.name)
+        return agent
     if callable(spec):
         return CallableAgent(spec)
     raise ValueError(f"cannot make an agent from {spec!r}")
@@ -63,4 +75,8 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
 def agent_label(spec: AgentSpec) -> str:
     if isinstance(spec, (str, os.PathLike)):
         return os.fspath(spec)
+    from card_envs.agents.policy import is_sb3_model
+
+    if is_sb3_model(spec):  # its repr holds a memory address
+        return type(spec).__name__
     return getattr(spec, "name", None) or getattr(spec, "__name__", None) or repr(spec)

@@ -27,6 +27,22 @@ def load_maskable_ppo(path: str | os.PathLike[str], device: str = "cpu") -> Any:
         raise ValueError(f"could not load a MaskablePPO policy from {path!r}: {err}") from err
 
 
+def resolve_run_policy(run_dir: str | os.PathLike[str]) -> str:
+    """A training run's directory stands for its best policy (else its final, else its
+    latest)."""
+    for name in ("best.zip", "final.zip", "latest.zip"):
+        path = os.path.join(run_dir, name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"no best.zip, final.zip or latest.zip in run directory "
+                            f"{os.fspath(run_dir)!r}")
+
+
+def is_sb3_model(spec: object) -> bool:
+    """An SB3 model object (``predict`` and ``policy``), without importing SB3."""
+    return hasattr(spec, "predict") and hasattr(spec, "policy") and not isinstance(spec, type)
+
+
 def sample_rows(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One column index per row of ``weights`` (non-negative, not necessarily normalised),
     drawn in proportion to the row's weights with one uniform number per row from ``rng``."""
