@@ -475,7 +475,8 @@ def test_a_policy_agent_needs_a_maskable_ppo_model() -> None:
 
     from card_envs.agents.policy import PolicyAgent
 
-    for model, kind in [(5, "int"), (PPO("MlpPolicy", CardGymEnv("roy"), n_steps=16), "PPO")]:
+    ppo = PPO("MlpPolicy", CardGymEnv("roy"), n_steps=16, batch_size=16)
+    for model, kind in [(5, "int"), (ppo, "PPO")]:
         with pytest.raises(TypeError, match=rf"takes a MaskablePPO model .* got {kind}:"):
             PolicyAgent(model)
 
