@@ -225,6 +225,19 @@ def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     assert engine.state_dict() == snap
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_finished_game_s_snapshot_loads_as_a_finished_episode(game: str) -> None:
+    """Its infos held no ``"result"``, which every finished episode's do."""
+    env = _env_module(game).env()
+    env.reset(seed=1)
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))
+    loaded = _env_module(game).env()
+    loaded.load_state_dict(env.state_dict())
+    assert loaded.infos == env.infos and "result" in loaded.infos[loaded.agents[0]]
+    assert loaded.terminations == env.terminations and loaded.truncations == env.truncations
+
+
 def test_a_corrupt_snapshot_leaves_the_aec_env_asking_for_reset() -> None:
     """The engine says a snapshot refused part-way is left unusable until reset(), but the env
     kept stepping it: the next step() failed with an IndexError from inside the rules. A

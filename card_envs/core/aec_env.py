@@ -316,7 +316,9 @@ class CardAECEnv(AECEnv):
         done_t, done_tr = self.engine.terminated, self.engine.truncated
         self.terminations = {a: done_t for a in self.agents}
         self.truncations = {a: done_tr for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        # A finished game's snapshot ends as a finished episode does: with the result.
+        result = self.engine.result() if done_t or done_tr else None
+        self.infos = {a: {} if result is None else {"result": result} for a in self.agents}
         self._skip_agent_selection = None
         self._rewards_dirty = False
         self._has_reset = True
