@@ -149,3 +149,21 @@ def test_training_md_defaults_match_the_config() -> None:
                   re.findall(r"`(\w+): ([^`{]+)`", para.group(0))}
     assert documented == {k: v for k, v in PPO_DEFAULTS.items() if k != "policy_kwargs"}
     assert f"`{{net_arch: {PPO_DEFAULTS['policy_kwargs']['net_arch']}}}`" in para.group(0)
+
+
+def test_docs_name_the_games_with_derived_features() -> None:
+    """The README's layout and docs/training.md name exactly the games that have a
+    features.py (``features: derived``), not "the memory games" (Memory-Uno has none)."""
+    from card_envs.games import GAMES
+
+    with_features = {spec.title for spec in GAMES.values() if spec.features}
+    readme = " ".join(README.read_text().split())
+    training = " ".join(TRAINING_MD.read_text().split())
+    for text, pattern in ((readme, r"derived policy inputs, for ([^)]*)\)"),
+                          (training, r"Games with derived features: ([^(.]*?) ?[(.]")):
+        found = re.search(pattern, text)
+        assert found, pattern
+        names = {n.strip() for n in re.split(r",| and ", found.group(1)) if n.strip()}
+        # "Mega Mem-Ory" stands for "Mega Mem-Ory Ultima-Ory".
+        matched = {t for t in with_features for n in names if t.startswith(n)}
+        assert len(names) == len(with_features) and matched == with_features, (pattern, names)
