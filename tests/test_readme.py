@@ -167,3 +167,36 @@ def test_docs_name_the_games_with_derived_features() -> None:
         # "Mega Mem-Ory" stands for "Mega Mem-Ory Ultima-Ory".
         matched = {t for t in with_features for n in names if t.startswith(n)}
         assert len(names) == len(with_features) and matched == with_features, (pattern, names)
+
+
+def test_train_and_dev_extras_run_the_tests() -> None:
+    """The README: ``.[train,dev]`` installs what the tests import (``.[dev]`` alone does not:
+    they import torch, SB3 and ``training``); what else they import, they skip without."""
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + sum((project["optional-dependencies"][x]
+                                            for x in ("train", "dev")), [])
+    allowed = {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower().replace("_", "-")
+               for r in wanted}
+    dists = packages_distributions()
+    local = {"card_envs", "training", "tests", "benchmarks"}
+    missing = set()
+    for path in (README.parent / "tests").glob("*.py"):
+        source = path.read_text()
+        skipped = set(re.findall(r"importorskip\(\"(\w+)\"", source))
+        for node in ast.walk(ast.parse(source)):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     else [])
+            for top in {n.split(".")[0] for n in names if n}:
+                if top in sys.stdlib_module_names or top in local or top in skipped:
+                    continue
+                owners = {d.lower().replace("_", "-") for d in dists.get(top, [top])}
+                if not owners & allowed:
+                    missing.add(f"{path.name}: {top}")
+    assert not missing, sorted(missing)
