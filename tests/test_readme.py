@@ -118,31 +118,15 @@ def test_every_game_option_is_documented(game: str) -> None:
 TRAINING_MD = README.parent / "docs" / "training.md"
 
 
-def test_training_md_defaults_match_the_config() -> None:
-    """docs/training.md's "Every key" table gives each key's real default, and the paragraph
-    under it the trainer's real ``ppo`` defaults (they are not MaskablePPO's own: a user sizing
-    a rollout from the docs must get the values a run uses)."""
+def test_training_md_gives_the_trainers_ppo_defaults() -> None:
+    """docs/training.md gives the ``ppo`` values a run uses for keys a config leaves out: the
+    trainer's, not MaskablePPO's own (a user sizing a rollout from the docs must get the values
+    a run uses). tests/test_training.py holds the key table's other defaults."""
     import yaml
 
-    from training.config import PPO_DEFAULTS, from_dict
+    from training.config import PPO_DEFAULTS
 
     text = TRAINING_MD.read_text()
-    table = re.search(r"^### Every key\n(.*?)\n\n", text, flags=re.S | re.M)
-    assert table, "docs/training.md has no 'Every key' table"
-    resolved = from_dict({"game": "roy"}).to_dict()
-    checked = 0
-    for line in table.group(1).splitlines()[2:]:
-        key, default = (cell.strip() for cell in line.strip().strip("|").split("|")[:2])
-        value = re.fullmatch(r"`([^`]*)`", default)
-        if not value:  # "(required)", "the trainer's (below)"
-            continue
-        node: object = resolved
-        for part in key.strip("`").split("."):
-            assert isinstance(node, dict) and part in node, f"{key}: no such config key"
-            node = node[part]
-        assert yaml.safe_load(value.group(1)) == node, (key, default, node)
-        checked += 1
-    assert checked >= 30
     para = re.search(r"A `ppo` key left out.*?\n\n", text, flags=re.S)
     assert para, "docs/training.md does not give the trainer's ppo defaults"
     documented = {k: yaml.safe_load(v) for k, v in
