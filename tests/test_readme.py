@@ -113,3 +113,74 @@ def test_every_game_option_is_documented(game: str) -> None:
     options = GAMES[game].engine_class().OPTIONS
     assert [o for o in options if not re.search(rf"`{o}\b", text)] == []
     assert [o for o in options if o != "num_players" and f"`{o}`" not in row[6]] == []
+
+
+TRAINING_MD = README.parent / "docs" / "training.md"
+
+
+def test_training_md_gives_the_trainers_ppo_defaults() -> None:
+    """docs/training.md gives the ``ppo`` values a run uses for keys a config leaves out: the
+    trainer's, not MaskablePPO's own (a user sizing a rollout from the docs must get the values
+    a run uses). tests/test_training.py holds the key table's other defaults."""
+    import yaml
+
+    from training.config import PPO_DEFAULTS
+
+    text = TRAINING_MD.read_text()
+    para = re.search(r"A `ppo` key left out.*?\n\n", text, flags=re.S)
+    assert para, "docs/training.md does not give the trainer's ppo defaults"
+    documented = {k: yaml.safe_load(v) for k, v in
+                  re.findall(r"`(\w+): ([^`{]+)`", para.group(0))}
+    assert documented == {k: v for k, v in PPO_DEFAULTS.items() if k != "policy_kwargs"}
+    assert f"`{{net_arch: {PPO_DEFAULTS['policy_kwargs']['net_arch']}}}`" in para.group(0)
+
+
+def test_docs_name_the_games_with_derived_features() -> None:
+    """The README's layout and docs/training.md name exactly the games that have a
+    features.py (``features: derived``), not "the memory games" (Memory-Uno has none)."""
+    from card_envs.games import GAMES
+
+    with_features = {spec.title for spec in GAMES.values() if spec.features}
+    readme = " ".join(README.read_text().split())
+    training = " ".join(TRAINING_MD.read_text().split())
+    for text, pattern in ((readme, r"derived policy inputs, for ([^)]*)\)"),
+                          (training, r"Games with derived features: ([^(.]*?) ?[(.]")):
+        found = re.search(pattern, text)
+        assert found, pattern
+        names = {n.strip() for n in re.split(r",| and ", found.group(1)) if n.strip()}
+        # "Mega Mem-Ory" stands for "Mega Mem-Ory Ultima-Ory".
+        matched = {t for t in with_features for n in names if t.startswith(n)}
+        assert len(names) == len(with_features) and matched == with_features, (pattern, names)
+
+
+def test_train_and_dev_extras_run_the_tests() -> None:
+    """The README: ``.[train,dev]`` installs what the tests import (``.[dev]`` alone does not:
+    they import torch, SB3 and ``training``); what else they import, they skip without."""
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + sum((project["optional-dependencies"][x]
+                                            for x in ("train", "dev")), [])
+    allowed = {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower().replace("_", "-")
+               for r in wanted}
+    dists = packages_distributions()
+    local = {"card_envs", "training", "tests", "benchmarks"}
+    missing = set()
+    for path in (README.parent / "tests").glob("*.py"):
+        source = path.read_text()
+        skipped = set(re.findall(r"importorskip\(\"(\w+)\"", source))
+        for node in ast.walk(ast.parse(source)):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     else [])
+            for top in {n.split(".")[0] for n in names if n}:
+                if top in sys.stdlib_module_names or top in local or top in skipped:
+                    continue
+                owners = {d.lower().replace("_", "-") for d in dists.get(top, [top])}
+                if not owners & allowed:
+                    missing.add(f"{path.name}: {top}")
+    assert not missing, sorted(missing)
