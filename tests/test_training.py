@@ -808,6 +808,34 @@ def test_the_time_limit_counts_minutes_and_the_warm_start(tmp_path: Path, monkey
     assert summary["num_timesteps"] < 1024
 
 
+def test_resuming_a_run_out_of_time_says_so_and_touches_nothing(tmp_path: Path, monkeypatch,
+                                                              capsys) -> None:
+    """A run stopped by its time limit, resumed under the same limit, trained nothing and
+    played its closing evaluation again, rewriting evaluation.json and summary.json."""
+    import training.train as train_module
+
+    monkeypatch.setattr(train_module, "pretrain", lambda *a, **k: {
+        "decisions": 0, "bc_accuracy": 0.0, "bc_val_accuracy": 0.0, "bc_best_epoch": 0,
+        "seconds": 60.0})
+    data = game_config("roy", env={"episode": "hand"})
+    data["training"]["time_limit_minutes"] = 1
+    data["evaluation"]["final_games"] = 4
+    run = tmp_path / "runs" / "roy" / "late"
+    summary = train(from_dict(data), run, progress=False)
+    assert summary["stopped_by_time_limit"] and summary["num_timesteps"] == 0
+    capsys.readouterr()
+    before = _files(run)
+    assert train_main(["--resume", str(run), "--no-progress"]) == summary
+    assert capsys.readouterr().out == (
+        f"{run}: the run is already complete at 0 steps: it used up its time limit "
+        f"(training.time_limit_minutes 1) before training.total_timesteps 1024; to train it "
+        f"further: python -m training.train --resume {run} --time-limit-minutes <more than 1>\n")
+    assert train(from_dict(data), run, resume=True, progress=False) == summary
+    assert _files(run) == before
+    data["training"]["time_limit_minutes"] = 2  # a raised limit leaves time to train
+    assert completed_summary(run, from_dict(data)) is None
+
+
 def test_a_second_signal_aborts_and_handlers_are_restored(tmp_path: Path) -> None:
     require_main_thread()
     cfg = from_dict(game_config("roy", training={"total_timesteps": 4096}))

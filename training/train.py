@@ -663,11 +663,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             done = completed_summary(run_dir, cfg)
             if done is not None:
                 # Nothing to train or evaluate: its final.zip and evaluation stay as they are.
-                steps = done["num_timesteps"]
-                print(f"{run_dir}: the run is already complete at {steps} steps "
-                      f"(training.total_timesteps {cfg.training.total_timesteps}); to train it "
-                      f"further: python -m training.train --resume {shlex.quote(str(run_dir))} "
-                      f"--total-timesteps <more than {steps}>")
+                steps, total = done["num_timesteps"], cfg.training.total_timesteps
+                resume = f"python -m training.train --resume {shlex.quote(str(run_dir))}"
+                if steps >= total:
+                    print(f"{run_dir}: the run is already complete at {steps} steps "
+                          f"(training.total_timesteps {total}); to train it further: "
+                          f"{resume} --total-timesteps <more than {steps}>")
+                else:
+                    limit = cfg.training.time_limit_minutes
+                    print(f"{run_dir}: the run is already complete at {steps} steps: it used "
+                          f"up its time limit (training.time_limit_minutes {limit:g}) before "
+                          f"training.total_timesteps {total}; to train it further: {resume} "
+                          f"--time-limit-minutes <more than {limit:g}>")
                 return done
             if overrides:
                 save_config(cfg, run_dir / "config.yaml")
@@ -696,10 +703,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
     """The summary of the run in ``run_dir`` if it has nothing left to do under ``cfg``, else
-    None: trained to ``training.total_timesteps`` and closed, its ``summary.json`` (written
-    last) of its checkpoint's step and holding the closing evaluation, over
-    ``evaluation.final_games`` games, unless that is 0. A run killed during its closing
-    evaluation is not complete; nor is one extended past an earlier closing evaluation."""
+    None: trained to ``training.total_timesteps``, or stopped by a time limit that ``cfg``
+    still leaves used up (resumed, it would train nothing and only evaluate again), and
+    closed: its ``summary.json`` (written last) of its checkpoint's step and holding the
+    closing evaluation, over ``evaluation.final_games`` games, unless that is 0. A run killed
+    during its closing evaluation is not complete; nor is one extended past an earlier
+    closing evaluation."""
     try:
         summary = json.loads((run_dir / "summary.json").read_text())
     except (OSError, ValueError):
@@ -707,14 +716,21 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
     if not isinstance(summary, dict):
         return None
     steps, final_games = summary.get("num_timesteps"), cfg.evaluation.final_games
-    if not isinstance(steps, int) or steps < cfg.training.total_timesteps:
+    limit = cfg.training.time_limit_minutes
+    if not isinstance(steps, int) or (steps < cfg.training.total_timesteps
+                                      and not (summary.get("stopped_by_time_limit") is True
+                                               and limit is not None)):
         return None
     evaluation = summary.get("evaluation") or {}
     if final_games and (not evaluation or any(m.get("games") != final_games
                                               for m in evaluation.values())):
         return None
     state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
-    return summary if state["num_timesteps"] == steps else None
+    if state["num_timesteps"] != steps:
+        return None
+    if steps < cfg.training.total_timesteps and state["schedule"]["elapsed"] < 60 * limit:
+        return None  # the limit was raised: there is time to train on
+    return summary
 
 
 def _restart(run_dir: Path, cfg: Config) -> str:
