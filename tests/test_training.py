@@ -793,8 +793,8 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
     assert saved == [0, 2] and callback.best_score == pytest.approx(1.2)
 
 
-def test_the_time_limit_counts_minutes_and_the_warm_start(tmp_path: Path, monkeypatch) -> None:
-    """A 60 s warm start uses up a 1-minute limit: the run stops at step 0, checkpoint kept."""
+def _out_of_time_at_the_warm_start(monkeypatch, final_games: int) -> dict:
+    """A config whose 1-minute limit a (faked) 60 s warm start uses up."""
     import training.train as train_module
 
     monkeypatch.setattr(train_module, "pretrain", lambda *a, **k: {
@@ -802,7 +802,13 @@ def test_the_time_limit_counts_minutes_and_the_warm_start(tmp_path: Path, monkey
         "seconds": 60.0})
     data = game_config("roy", env={"episode": "hand"})
     data["training"]["time_limit_minutes"] = 1
-    data["evaluation"]["final_games"] = 0
+    data["evaluation"]["final_games"] = final_games
+    return data
+
+
+def test_the_time_limit_counts_minutes_and_the_warm_start(tmp_path: Path, monkeypatch) -> None:
+    """A 60 s warm start uses up a 1-minute limit: the run stops at step 0, checkpoint kept."""
+    data = _out_of_time_at_the_warm_start(monkeypatch, final_games=0)
     summary = train(from_dict(data), tmp_path, progress=False)
     assert summary["stopped_by_time_limit"] and summary["checkpoint_step"] == 0
     assert summary["num_timesteps"] < 1024
@@ -812,14 +818,7 @@ def test_resuming_a_run_out_of_time_says_so_and_touches_nothing(tmp_path: Path, 
                                                               capsys) -> None:
     """A run stopped by its time limit, resumed under the same limit, trained nothing and
     played its closing evaluation again, rewriting evaluation.json and summary.json."""
-    import training.train as train_module
-
-    monkeypatch.setattr(train_module, "pretrain", lambda *a, **k: {
-        "decisions": 0, "bc_accuracy": 0.0, "bc_val_accuracy": 0.0, "bc_best_epoch": 0,
-        "seconds": 60.0})
-    data = game_config("roy", env={"episode": "hand"})
-    data["training"]["time_limit_minutes"] = 1
-    data["evaluation"]["final_games"] = 4
+    data = _out_of_time_at_the_warm_start(monkeypatch, final_games=4)
     run = tmp_path / "runs" / "roy" / "late"
     summary = train(from_dict(data), run, progress=False)
     assert summary["stopped_by_time_limit"] and summary["num_timesteps"] == 0
