@@ -250,9 +250,9 @@ class SelfPlayVecEnv(VecEnv):
         actions = actions.reshape(self.num_envs)
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}: {actions}")
-        bad = np.flatnonzero((actions < 0) | (actions >= self.num_actions))
-        if len(bad):
-            i = int(bad[0])
+        # Two reductions per step; the offending env is looked up only on failure.
+        if actions.min() < 0 or actions.max() >= self.num_actions:
+            i = int(np.flatnonzero((actions < 0) | (actions >= self.num_actions))[0])
             raise ValueError(f"env {i}: the learner chose action {int(actions[i])}, out of "
                              f"range: actions are integers in 0..{self.num_actions - 1}")
         self._actions = actions

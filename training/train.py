@@ -717,9 +717,8 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
         return None
     steps, final_games = summary.get("num_timesteps"), cfg.evaluation.final_games
     limit = cfg.training.time_limit_minutes
-    if not isinstance(steps, int) or (steps < cfg.training.total_timesteps
-                                      and not (summary.get("stopped_by_time_limit") is True
-                                               and limit is not None)):
+    out_of_time = summary.get("stopped_by_time_limit") is True and limit is not None
+    if not isinstance(steps, int) or (steps < cfg.training.total_timesteps and not out_of_time):
         return None
     evaluation = summary.get("evaluation") or {}
     if final_games and (not evaluation or any(m.get("games") != final_games
