@@ -203,6 +203,35 @@ def test_reset_options_that_are_not_a_dict_are_named() -> None:
     assert env.engine.state_dict()["fields"]["num_steps"] == 0
 
 
+@pytest.mark.parametrize("bad, error", [(True, TypeError), (1.5, TypeError), ("7", TypeError),
+                                        (-1, ValueError), (np.int64(-2), ValueError)])
+def test_a_seed_that_is_not_a_non_negative_integer_is_named(bad: object, error: type) -> None:
+    """numpy took ``seed=True`` as 1 and blamed "SeedSequence" for a float; Gymnasium refused
+    numpy integers that the AEC view took. Every view now says what a seed must be."""
+    views = [_env_module("roy").env(), CardGymEnv("roy"), _env_module("dogpile").parallel_env(),
+             make_engine("roy")]
+    for view in views:
+        with pytest.raises(error, match=r"reset\(seed=\.\.\.\) takes a non-negative integer"):
+            view.reset(seed=bad)
+
+
+def test_numpy_integer_seeds_play_the_python_integer_s_game() -> None:
+    for make in (_env_module("roy").env, lambda: CardGymEnv("roy")):
+        a, b = make(), make()
+        a.reset(seed=5)
+        b.reset(seed=np.int64(5))
+        assert a.engine.state_dict() == b.engine.state_dict()
+
+
+def test_an_unknown_agent_s_spaces_name_the_agents() -> None:
+    views = [_env_module("roy").env(num_players=3), _env_module("dogpile").parallel_env()]
+    for env in views:
+        for space in (env.observation_space, env.action_space):
+            with pytest.raises(KeyError, match=r"unknown agent 'player_9'; agents are "
+                                               r"\['player_0', 'player_1'"):
+                space("player_9")
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine = make_engine(game)

@@ -52,6 +52,19 @@ def warn_unknown_options(options: dict[str, Any]) -> None:
         )
 
 
+def unknown_agent(agent: Any, agents: list[str]) -> KeyError:
+    """The error for an agent name the env does not have (a bare KeyError names no choices)."""
+    return KeyError(f"unknown agent {agent!r}; agents are {agents}")
+
+
+def space_of(spaces_by_agent: Mapping[str, spaces.Space], agent: str,
+             agents: list[str]) -> spaces.Space:
+    try:
+        return spaces_by_agent[agent]
+    except KeyError:
+        raise unknown_agent(agent, agents) from None
+
+
 def reset_first(method: str) -> RuntimeError:
     """The error every env view raises when ``method`` is called before ``reset()``."""
     return RuntimeError(f"reset() must be called before {method}()")
@@ -107,10 +120,10 @@ class CardAECEnv(AECEnv):
 
     # -- spaces ------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return space_of(self.observation_spaces, agent, self.possible_agents)
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return space_of(self.action_spaces, agent, self.possible_agents)
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -258,7 +271,7 @@ class CardAECEnv(AECEnv):
         try:
             seat = self.agent_name_mapping[agent]
         except KeyError:
-            raise KeyError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
+            raise unknown_agent(agent, self.possible_agents) from None
         engine = self.engine
         obs = engine.observation(seat)
         # An agent that stepped None has left ``terminations``; only a penalty's end, where
@@ -342,8 +355,7 @@ class CardAECEnv(AECEnv):
             try:
                 return self.agent_name_mapping[agent]
             except KeyError:
-                raise KeyError(f"unknown agent {agent!r}; agents are "
-                               f"{self.possible_agents}") from None
+                raise unknown_agent(agent, self.possible_agents) from None
         seat = integer_action(agent)  # Python or numpy integers; not bools, floats
         if seat is None or not 0 <= seat < len(self.possible_agents):
             n = len(self.possible_agents)

@@ -40,6 +40,20 @@ def integer_action(action: Any) -> int | None:
     return None
 
 
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a Python int (or None): what every view's ``reset(seed=...)`` accepts. numpy
+    alone would take ``True`` as 1 and blame "SeedSequence"; Gymnasium alone would refuse a
+    numpy integer, which the AEC view takes."""
+    if seed is None:
+        return None
+    value = integer_action(seed)  # Python and numpy integers; not bools, floats, strings
+    if value is None:
+        raise TypeError(f"reset(seed=...) takes a non-negative integer or None, got {seed!r}")
+    if value < 0:
+        raise ValueError(f"reset(seed=...) takes a non-negative integer or None, got {value}")
+    return value
+
+
 class IllegalActionError(ValueError):
     """An action that is out of range or masked out, under ``illegal_action="error"``."""
 
@@ -221,7 +235,7 @@ class Engine:
         A refused ``deck`` raises before anything changes: the episode in progress goes on."""
         stacked = None if deck is None else self.parse_deck(deck)
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(check_seed(seed))
         if self.tracker is not None:
             # Forgetting gets its own stream, drawn from the game's: memory settings never
             # change the deal, and a seeded game forgets the same way every time.

@@ -28,7 +28,7 @@ from card_envs.core.aec_env import (
     warn_unknown_options,
 )
 from card_envs.core.config import plain_value
-from card_envs.core.engine import Engine, IllegalActionError, integer_action
+from card_envs.core.engine import Engine, IllegalActionError, check_seed, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
 #: Re-deals tried when an episode ends before the learner's first decision.
@@ -113,6 +113,7 @@ class CardGymEnv(gymnasium.Env):
             deck = options.get("deck")
             if deck is not None:
                 self.engine.parse_deck(deck)  # refused before any stream is reseeded
+        seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             # Derive every stream from the one seed so a seeded reset replays exactly.

@@ -38,6 +38,7 @@ from pettingzoo import ParallelEnv
 from card_envs.core.aec_env import (
     check_illegal_action_mode,
     reset_first,
+    space_of,
     warn_unknown_options,
 )
 from card_envs.core.engine import IllegalActionError, integer_action
@@ -84,10 +85,10 @@ class DogpileParallelEnv(ParallelEnv):
         self._live: frozenset[str] = frozenset()
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return space_of(self.observation_spaces, agent, self.possible_agents)
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return space_of(self.action_spaces, agent, self.possible_agents)
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
