@@ -379,6 +379,14 @@ def test_ten_pair_holder_takes_a_stolen_five_extra_turn_and_nine_pair() -> None:
     assert engine.current_player == 0 and engine.turn_owner == 0 and engine.phase == PICK1
     play(engine, "cell:d1", "cell:d2", "nomatch:show")
     assert engine.current_player == 2  # then on from the matcher, seat 1
+    # The Nines (c1 c2, not touched above): seat 0 keeps a fresh Ten pair, seat 1's mixed
+    # Nines are seat 0's effect, so seat 0 keeps them as its shield (RULES.md, Ten).
+    engine = deal({"a2": "TC", "a3": "TD", "c1": "9C", "c2": "9H"})
+    play(engine, "cell:a2", "cell:a3")  # seat 0 keeps the Tens
+    play(engine, "cell:c1", "cell:c2")  # seat 1's mixed Nines: seat 0's effect
+    assert engine.kept[0] == [[SHIELD, *ids("9C", "9H")]] and engine.kept[1] == []
+    assert view(engine, 2)["shields"].tolist() == [0.0, 0.25, 0.0]  # seat 0, one to the left
+    assert engine.current_player == 2
 
 
 def test_ten_pair_of_a_player_who_is_out_takes_no_match() -> None:

@@ -15,8 +15,11 @@ from tests.leak_check import assert_no_seat_sees_resampling
 
 def _deep_play(engine: MemoryUnoEngine, rng: np.random.Generator, steps: int,
                probe_every: int = 1) -> set[str]:
-    """Random play that rarely calls and mostly passes; checks no-leak on every probe."""
-    phases: set[str] = set()
+    """Random play that rarely calls and mostly passes; checks no-leak on every probe.
+    Returns what the play reached: the phases decided in, and "reshuffle" (the deck grew:
+    the graveyard was shuffled back), "penalty" (the cards in hands grew: a wrong throw)
+    and "lock" (a stack was locked by a fired card)."""
+    reached: set[str] = set()
     for t in range(steps):
         if engine.done:
             break
@@ -27,12 +30,25 @@ def _deep_play(engine: MemoryUnoEngine, rng: np.random.Generator, steps: int,
             throws = mask[engine.throw_base:]
             if throws.any() and mask[4]:
                 throws[:] = 0
-        phases.add(PHASE_NAMES[engine.phase])
+        reached.add(PHASE_NAMES[engine.phase])
+        deck, in_hands = len(engine.deck), sum(engine.hand_count)
         engine.step(int(rng.choice(np.flatnonzero(mask))))
         engine.check_invariants()
+        if len(engine.deck) > deck:
+            reached.add("reshuffle")
+        if sum(engine.hand_count) > in_hands:
+            reached.add("penalty")
+        if engine.locked >= 0:
+            reached.add("lock")
         if t % probe_every == 0:
             assert_no_seat_sees_resampling(engine, rng)
-    return phases
+    return reached
+
+
+#: What every long-play configuration must reach for its leak and invariant checks to mean
+#: anything beyond the first turns (the module docstring's list).
+DEEP_EVENTS = {"turn", "drawn", "window", "peek_other", "swap_first", "swap_second",
+               "penalty", "lock", "reshuffle"}
 
 
 @pytest.mark.parametrize("config", [
@@ -48,8 +64,8 @@ def test_long_play_never_leaks_and_stays_consistent(config: dict) -> None:
     seen: set[str] = set()
     for episode in range(3):
         engine.reset(seed=episode)
-        seen |= _deep_play(engine, rng, 150, probe_every=2)
-    assert {"turn", "drawn", "window"} <= seen
+        seen |= _deep_play(engine, rng, 300, probe_every=2)
+    assert seen >= DEEP_EVENTS, f"long play never reached {sorted(DEEP_EVENTS - seen)}"
 
 
 def test_resampling_redraws_unknown_cards_but_keeps_other_seats_memory_consistent() -> None:

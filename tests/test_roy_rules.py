@@ -216,14 +216,15 @@ def test_aces_are_high_only() -> None:
 
 
 def test_after_paying_an_ace_penalty_the_ace_plays_as_a_normal_card() -> None:
-    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "7C"],
+    e = roy([["AH", "2C", "3C", "4C", "5C", "6C", "5H"],
              ["9D", "TD", "QD", "KD", "5D", "6D", "8H"]],
             "KH", draws=["2S", "3S"])
     play(e, "play:AH")
     play(e, "draw")  # seat 1 takes two
-    assert e.ace_chain == 0
-    # seat 0 follows the Ace normally: a heart or an ace
-    assert legal_names(e) == {"draw"}  # holds only clubs, no ace
+    assert e.ace_chain == 0 and len(e.hands[1]) == 9
+    # seat 0 follows the Ace normally: a heart or an ace (no Ace held: a pending penalty
+    # would leave it only "draw")
+    assert legal_names(e) == {"play:5H"}
 
 
 # -- 6: King of Spades -----------------------------------------------------------------------------
