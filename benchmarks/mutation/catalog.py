@@ -487,6 +487,16 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_CHART,),
         why="memory does not follow swapped cards (the Two, the jokers)",
     ),
+    Mutant(
+        id="dm-kept-pair-to-matcher",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="            self.kept[owner].append([SHIELD if effect == R_NINE else TEN_PAIR, a, b])",
+        new=("            self.kept[self.turn_owner].append("
+             "[SHIELD if effect == R_NINE else TEN_PAIR, a, b])"),
+        tests=(T_CHART,),
+        why="a Nine or Ten pair matched for another seat's effect is kept by the matcher",
+    ),
     # -- Dogpile -----------------------------------------------------------------------------------
     Mutant(
         id="dp-ace-high-option-ignored",
@@ -717,6 +727,15 @@ CATALOG: tuple[Mutant, ...] = (
             "tests/test_core.py::test_gym_env_terminal_reward_reaches_learner_on_opponent_move",
         ),
         why="rewards that arrive on opponents' moves never reach the learner",
+    ),
+    Mutant(
+        id="core-forgetting-ignores-its-seed",
+        area="core",
+        path=KNOWLEDGE,
+        old="            self._rng = np.random.default_rng(self._seed)",
+        new="            self._rng = np.random.default_rng(0)",
+        tests=("tests/test_core.py::test_tracker_forgetting_is_seeded",),
+        why="every game forgets the same cards, whatever its seed",
     ),
     # -- training: self-play, evaluation, checkpoints and resume -----------------------------------
     Mutant(
