@@ -130,20 +130,28 @@ def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
 def test_observation_matches_write_observation_and_is_owned(game: str, config: dict) -> None:
     """The two observation paths (a new array for the envs, a caller's buffer for batched
-    training) agree everywhere, and the new array shares no memory with the engine."""
+    training) agree everywhere, and the new array shares no memory with the engine: writing
+    to it changes nothing, and the engine's later moves do not change it (a replay buffer
+    keeps it)."""
     engine = make_engine(game, **config)
     rng = np.random.default_rng(11)
     buffer = np.empty(engine.layout.size, dtype=np.float32)
     reached, deepest = set(), 0
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
     for episode in range(4):
         engine.reset(seed=episode)
         while True:
+            held, kept = kept, []
             for seat in range(engine.num_players):
                 fresh = engine.observation(seat)
                 engine.write_observation(seat, buffer)
                 np.testing.assert_array_equal(fresh, buffer)
                 fresh.fill(-7.0)
-                np.testing.assert_array_equal(engine.observation(seat), buffer)
+                again = engine.observation(seat)
+                np.testing.assert_array_equal(again, buffer)
+                kept.append((again, buffer.copy()))
+            for array, copy in held:  # the last position's, after this one's were handed out
+                np.testing.assert_array_equal(array, copy, "a handed-out observation changed")
             reached |= position_tags(engine)
             deepest = max(deepest, engine.num_steps)
             if engine.done:
