@@ -16,8 +16,36 @@ from card_envs.core.aec_env import IllegalActionError
 from card_envs.games import GAMES, make_engine
 from tests.conftest import VARIANT_IDS, VARIANTS
 from tests.leak_check import assert_no_seat_sees_resampling
+from tests.steer import STEERED_GAMES, play_move, position_tags, step_tagged
 
 GAME_NAMES = list(GAMES)
+
+#: Decisions a steered game's episode (tests/steer.py) keeps playing before a seat may end it:
+#: enough for peeks, blind swaps, locks and penalty cards in every Memory-Uno variant.
+KEEP_PLAYING = 80
+#: ... and enough for the deck to run out and the graveyard to be reshuffled (at 80 to 370).
+DEEP_PLAY = 400
+#: What the shared checks must see in each game (``position_tags`` / ``step_tagged``), all of
+#: them and at least one of the second set: the phases where hidden cards are seen, moved or
+#: drawn. Measured with the tests' own seeds; a change that makes play shallow fails here.
+MUST_REACH: dict[str, tuple[set[str], set[str]]] = {
+    "roy": ({"first", "continue", "wild"}, {"ace_chain", "king7", "reshuffle"}),
+    "mega_memory": ({"first", "side", "discard"}, {"side", "discard"}),
+    "memory_uno": ({"turn", "drawn", "window", "penalty", "lock"},
+                   {"peek_own", "peek_other", "look_any", "swap_first", "swap_second"}),
+    "deluxe_memory": ({"pick first card", "pick second card", "unmatched pair: show or hide"},
+                      {"black pair: who returns tokens", "red pair: who gains tokens",
+                       "2: look at two cards to swap", "4: choose two cards to look at",
+                       "Jokers: rearrange cards", "Ace: reveal a card"}),
+    "dogpile": ({"play", "shuffle", "round3"}, {"sniff", "shuffle"}),
+}
+
+
+def _assert_reached(game: str, reached: set[str], deepest: int, depth: int) -> None:
+    every, some = MUST_REACH[game]
+    assert every <= reached and some & reached, (
+        f"the checks never saw {sorted(every - reached)} / any of {sorted(some)}")
+    assert deepest >= depth, f"the checks saw no position deeper than {deepest} decisions"
 
 
 def _env_module(game: str):
@@ -74,19 +102,24 @@ def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
     """Every sampled legal action is accepted, invariants hold after every step, episodes end."""
     engine = make_engine(game, **config)
     rng = np.random.default_rng(7)
+    reached: set[str] = set()
     for episode in range(30):
         engine.reset(seed=episode)
         engine.check_invariants()
         steps = 0
+        # The first episode of a steered game keeps playing long enough to run the deck out.
+        deep = DEEP_PLAY if episode == 0 else 0
         while not engine.done:
             legal = np.flatnonzero(engine.legal_mask())
             assert legal.size > 0, "no legal action in a live position"
-            engine.step(int(rng.choice(legal)))
+            reached |= step_tagged(engine, play_move(engine, rng, deep))
             engine.check_invariants()
             steps += 1
         assert engine.terminated or engine.truncated
         assert steps <= engine.step_cap
         assert not engine.legal_mask().any(), "a finished episode still offers actions"
+    if game in STEERED_GAMES:  # cards moved by every route, the reshuffled graveyard too
+        assert {"penalty", "reshuffle"} <= reached, sorted(reached)
     snapshot = engine.state_dict()
     engine.reset(seed=0)
     assert engine.legal_mask().any()
@@ -97,22 +130,34 @@ def test_random_play_conserves_cards_and_ends(game: str, config: dict) -> None:
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
 def test_observation_matches_write_observation_and_is_owned(game: str, config: dict) -> None:
     """The two observation paths (a new array for the envs, a caller's buffer for batched
-    training) agree everywhere, and the new array shares no memory with the engine."""
+    training) agree everywhere, and the new array shares no memory with the engine: writing
+    to it changes nothing, and the engine's later moves do not change it (a replay buffer
+    keeps it)."""
     engine = make_engine(game, **config)
     rng = np.random.default_rng(11)
     buffer = np.empty(engine.layout.size, dtype=np.float32)
+    reached, deepest = set(), 0
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
     for episode in range(4):
         engine.reset(seed=episode)
         while True:
+            held, kept = kept, []
             for seat in range(engine.num_players):
                 fresh = engine.observation(seat)
                 engine.write_observation(seat, buffer)
                 np.testing.assert_array_equal(fresh, buffer)
                 fresh.fill(-7.0)
-                np.testing.assert_array_equal(engine.observation(seat), buffer)
+                again = engine.observation(seat)
+                np.testing.assert_array_equal(again, buffer)
+                kept.append((again, buffer.copy()))
+            for array, copy in held:  # the last position's, after this one's were handed out
+                np.testing.assert_array_equal(array, copy, "a handed-out observation changed")
+            reached |= position_tags(engine)
+            deepest = max(deepest, engine.num_steps)
             if engine.done:
                 break
-            engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+            reached |= step_tagged(engine, play_move(engine, rng, KEEP_PLAYING))
+    _assert_reached(game, reached, deepest, 40)
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
@@ -132,16 +177,19 @@ def assert_no_leak(game: str, config: dict, episodes: int, probe_p: float,
                    max_probes: int) -> None:
     engine = make_engine(game, **config)
     rng = np.random.default_rng(3)
-    probes = 0
+    probes, deepest, reached = 0, 0, set()
     for episode in range(episodes):
         engine.reset(seed=100 + episode)
+        events: set[str] = set()  # what this episode did so far that no position shows
         while not engine.done:
             if probes < max_probes and rng.random() < probe_p:
                 probes += 1
+                reached |= position_tags(engine) | events
+                deepest = max(deepest, engine.num_steps)
                 assert_no_seat_sees_resampling(engine, rng)
-            legal = np.flatnonzero(engine.legal_mask())
-            engine.step(int(rng.choice(legal)))
+            events |= step_tagged(engine, play_move(engine, rng, KEEP_PLAYING))
     assert probes > 0
+    _assert_reached(game, reached, deepest, 40)
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
@@ -299,6 +347,7 @@ def test_only_the_seat_to_act_gets_a_mask(game: str) -> None:
     env = _env_module(game).env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
+    checked, out_of_turn = 0, 0
     for _ in range(30):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -307,7 +356,12 @@ def test_only_the_seat_to_act_gets_a_mask(game: str) -> None:
         for agent in env.agents:
             if agent != env.agent_selection:
                 assert not env.observe(agent)["action_mask"].any(), agent
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        checked += 1
+        if game == "memory_uno":  # a reaction window: a seat acts in another seat's turn
+            out_of_turn += env.engine.current_player != env.engine.turn_player
+        env.step(play_move(env.engine, rng, KEEP_PLAYING))
+    if game == "memory_uno":  # steered: 30 positions, not the 7 before its first seat called
+        assert checked == 30 and out_of_turn, (checked, out_of_turn)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -358,22 +412,28 @@ def test_gym_env_delivers_terminal_reward_and_masks(game: str) -> None:
 def test_same_seed_same_game_in_another_process(game: str) -> None:
     import subprocess
     import sys
+    from pathlib import Path
 
+    # Steered play (tests/steer.py): a random Memory-Uno seat called in its first turn, so the
+    # two processes compared a deal and nothing that the game's own stream drew later.
     code = (
         "import numpy as np, json\n"
         "from card_envs.games import make_engine\n"
+        "from tests.steer import play_move\n"
         f"e = make_engine({game!r}); e.reset(seed=1234); r = np.random.default_rng(1)\n"
         "for _ in range(60):\n"
         "    if e.done: break\n"
-        "    e.step(int(r.choice(np.flatnonzero(e.legal_mask()))))\n"
+        f"    e.step(play_move(e, r, {KEEP_PLAYING}))\n"
         "print(json.dumps(e.state_dict(), sort_keys=True))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
     e = make_engine(game)
     e.reset(seed=1234)
     r = np.random.default_rng(1)
     for _ in range(60):
         if e.done:
             break
-        e.step(int(r.choice(np.flatnonzero(e.legal_mask()))))
+        e.step(play_move(e, r, KEEP_PLAYING))
     assert json.loads(out.stdout) == json.loads(json.dumps(e.state_dict(), sort_keys=True))
+    assert e.num_steps >= 40, f"the episode ended after {e.num_steps} decisions"

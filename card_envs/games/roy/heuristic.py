@@ -5,9 +5,10 @@ card, it picks the one worth most, where a sequence is worth the cards it sheds,
 empties the hand, plus bonuses for what it does to the next player (ending on an Ace makes them
 answer with an Ace or draw; the King of Spades makes them draw seven and skip). Following the
 text's hints, the King of Spades is held back until an opponent is close to going out or our
-own hand is nearly empty, and an Ace against a big hand is played only with another Ace to back
-it. Jacks are kept as wild cards for turns with no other play; the announced suit is the one it
-holds most of.
+own hand is nearly empty, and ending a turn on an Ace counts as an attack only against a next
+player with four cards or fewer, or with another Ace in hand to back it (an Ace is otherwise an
+ordinary card, played like any other). Jacks are kept as wild cards for turns with no other
+play; the announced suit is the one it holds most of.
 """
 
 from __future__ import annotations
