@@ -168,6 +168,24 @@ def test_win_rewards_split_ties_and_pay_nothing_on_a_full_tie() -> None:
     assert engine.win_rewards([]).tolist() == [0.0] * 4
 
 
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_max_steps_truncates_after_that_many_decisions(game: str) -> None:
+    """COMMON_OPTIONS: `max_steps` "Truncate the episode after this many decisions, every seat's
+    counted (None: the game's own safety cap)"; RULES.md: "truncate after this many decisions".
+    The same decisions leave an uncapped episode running."""
+    capped, free = make_engine(game, max_steps=5), make_engine(game)
+    capped.reset(seed=0)
+    free.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for step in range(5):
+        assert not capped.done, step
+        action = int(rng.choice(np.flatnonzero(capped.legal_mask())))
+        capped.step(action)
+        free.step(action)
+    assert capped.truncated and not capped.terminated and not capped.legal_mask().any()
+    assert not free.done and free.legal_mask().any()
+
 def test_an_episode_ending_on_the_cap_step_is_terminated_not_truncated() -> None:
     """The cap truncates episodes it cuts short; one the rules end on the cap step terminated."""
     engine = make_engine("roy")

@@ -154,19 +154,23 @@ def test_deal_fills_slots_in_deck_order_face_down() -> None:
     assert e.tracker.known.max() == -1  # nobody has seen anything yet
 
 
-def test_every_dog_acts_once_per_tick_in_rotating_order() -> None:
-    e = engine(num_players=3)
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_every_dog_acts_once_per_tick_in_rotating_order(n: int) -> None:
+    """RULES.md "Time": "In every tick each dog makes exactly **one** decision"; the order
+    rotates by one seat per tick ("tick t starts with seat t mod n"), for every `num_players`
+    ("2..6 | dogs")."""
+    e = engine(num_players=n)
     firsts = []
-    for _ in range(6):
+    for _ in range(2 * n):
         firsts.append(e.order[0])
-        assert sorted(e.order) == [0, 1, 2]
+        assert sorted(e.order) == list(range(n))
         before = e.ticks_left
         for seat in list(e.order):
             assert e.current_player == seat
             act(e, seat, "wait")
         assert e.ticks_left == before - 1  # a wait costs the tick like any action
-    assert firsts == [0, 1, 2, 0, 1, 2]
-    assert observation(e, 1)["time_left"][0] == pytest.approx(54 / 60)
+    assert firsts == [*range(n), *range(n)]
+    assert observation(e, 1)["time_left"][0] == pytest.approx((60 - 2 * n) / 60)
 
 
 def test_random_tick_order_is_drawn_per_tick() -> None:

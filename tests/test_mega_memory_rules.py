@@ -447,7 +447,8 @@ def test_any_score_restarts_the_scoreless_turn_count() -> None:
     e = new_game(stacked([["5S"], ["9D"], ["KC"], ["2H"]], side0=["AD", "3D", "7S", "JC"],
                          deck=["QS", "5H", "JH"]), stall_turns=2)
     play(e, "flip:side1", "keep:first")
-    assert e.scoreless_turns == 1
+    # RULES.md Observation: `scoreless_turns` (/ stall_turns), here 1 of 2
+    assert e.scoreless_turns == 1 and view(e, 1)["scoreless_turns"][0] == 0.5
     play(e, "reveal:deck", "score:1")  # seat 1: 5H with 5S
     assert e.scoreless_turns == 0 and view(e, 0)["scoreless_turns"][0] == 0
     play(e, "reveal:deck", "flip:side1", "keep:first")
@@ -508,6 +509,16 @@ def test_reaching_exactly_the_target_wins_the_game() -> None:
     play(e, "score:1+2")
     assert e.done and e.winners == [0] and e.mega_points == [2, 0] and e.round_number == 1
 
+
+
+def test_observed_mega_points_are_scaled_by_the_target() -> None:
+    """RULES.md Observation: "`mega_points` (/ target)", own first; `target_score` is "mega-points
+    that win the game": 2 mega-points of a target of 4 show as 0.5."""
+    e = _last_card_position(episode="game", target_score=4)
+    play(e, "score:1+2")
+    assert not e.done and e.round_number == 2 and e.mega_points == [2, 0]
+    assert list(view(e, 0)["mega_points"]) == [0.5, 0.0]
+    assert list(view(e, 1)["mega_points"]) == [0.0, 0.5]
 
 def test_reset_starts_the_next_episode_at_zero_mega_points() -> None:
     """RULES.md 8: every episode (a round, or a game to the target) starts at 0 mega-points."""

@@ -99,6 +99,24 @@ def test_deal_four_cards_each_in_fixed_positions_and_peek_bottom_two() -> None:
     assert legal(e) == {"call", "draw_deck"}
 
 
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_every_player_count_deals_four_cards_to_each_seat(n: int) -> None:
+    """RULES.md options: "`num_players` | 4, 2, 3, 5, 6 | seats"; Setup: "each player has 4
+    cards laying in front of them" and sees its own positions 2 and 3; play is clockwise."""
+    hands = [[rank + "CDHS"[s % 4] for rank in ("2345" if s < 4 else "6789")]
+             for s in range(n)]
+    e = mu(hands)
+    assert e.num_slots == n * SLOTS and len(e.deck) == 54 - 4 * n
+    for s in range(n):
+        assert hand(e, s)[:4] == hands[s] and memory(e, s) == {
+            8 * s + 2: hands[s][2], 8 * s + 3: hands[s][3]}
+    assert e.current_player == 0
+    play(e, "draw_deck", "discard")  # no effect; every other seat may react, none does
+    while e.phase == WINDOW:
+        play(e, "pass")
+    assert e.current_player == 1 and e.phase == TURN
+
 def test_first_player_rotates_each_round_and_deal_starts_with_them() -> None:
     e = MemoryUnoEngine(num_players=3, first_player=1, episode="game")
     e.reset(seed=0, deck=stacked([["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"],

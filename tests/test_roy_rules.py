@@ -87,6 +87,26 @@ def test_play_passes_left_with_three_players() -> None:
     assert [len(h) for h in e.hands] == [6, 14, 7] and e.current_player == 2
 
 
+
+def test_four_players_are_dealt_seven_each_and_play_passes_round_all_four() -> None:
+    """RULES.md: "`num_players` is 2, 3 or 4 (default 2)"; 1-2: each player is dealt 7 cards
+    and play passes to the left, seat s to seat s + 1, round all four seats."""
+    spades = ["4S", "6S", "7S", "8S", "9S", "TS", "QS"]
+    e = roy([EXAMPLE, FILLER, CLUBS, spades], "2H", draws=["9H", "JH"])
+    assert len(e.hands) == 4
+    assert [hand_codes(e, s) for s in range(4)] == [set(EXAMPLE), set(FILLER), set(CLUBS),
+                                                     set(spades)]
+    assert len(e.deck) == 52 - 4 * 7 - 1 and e.current_player == 0
+    play(e, "play:2S", "end")
+    play(e, "draw")  # seat 1: diamonds only on the 2S
+    assert e.current_player == 2 and "9H" in hand_codes(e, 1)
+    play(e, "draw")  # seat 2: clubs only
+    assert e.current_player == 3 and "JH" in hand_codes(e, 2)
+    play(e, "play:4S")  # seat 3: nothing continues from the 4S, so the turn ends by itself
+    assert e.current_player == 0
+    assert _decoded(e, 0)["opponent_hand_sizes"].tolist() == pytest.approx([8 / 52, 8 / 52,
+                                                                            6 / 52])
+
 def test_player_chooses_when_the_turn_ends() -> None:
     e = roy([EXAMPLE, FILLER], "2H")
     play(e, "play:2S")
@@ -352,8 +372,8 @@ def test_game_mode_plays_hands_to_the_target_and_rotates_the_dealer() -> None:
     assert e.winners == [int(np.argmax(e.scores))]
 
 
-def _three_player_game_after_seat_0_wins_a_hand() -> RoyEngine:
-    e = roy([HEARTS_RUN, FILLER, CLUBS], "9H", episode="game")
+def _three_player_game_after_seat_0_wins_a_hand(**config) -> RoyEngine:
+    e = roy([HEARTS_RUN, FILLER, CLUBS], "9H", episode="game", **config)
     play(e, *(f"play:{c}" for c in HEARTS_RUN))
     return e
 
@@ -443,6 +463,9 @@ def test_observation_scores_start_with_the_seat_itself() -> None:
     e = _three_player_game_after_seat_0_wins_a_hand()  # scores [14, 0, 0], target 100
     assert _decoded(e, 1)["scores"].tolist() == pytest.approx([0.0, 0.0, 0.14])
     assert _decoded(e, 0)["scores"].tolist() == pytest.approx([0.14, 0.0, 0.0])
+    # `target_score` ("points that win the game") scales them: 14 points of 50 are 0.28.
+    e = _three_player_game_after_seat_0_wins_a_hand(target_score=50)
+    assert _decoded(e, 1)["scores"].tolist() == pytest.approx([0.0, 0.0, 0.28])
 
 
 def test_observation_shows_the_penalty_this_turn_has_built() -> None:

@@ -170,6 +170,15 @@ CATALOG: tuple[Mutant, ...] = (
                     " a Jack holder, who can always discard, is in any full round of seats"
                     " (an Ace penalty always draws the cards under the Ace)"),
     ),
+    Mutant(
+        id="roy-scores-obs-fixed-target",
+        area="roy",
+        path=ROY,
+        old="out[base + k] = scores[(seat + k) % n] / self.target",
+        new="out[base + k] = scores[(seat + k) % n] / 100",
+        tests=(T_ROY,),
+        why="the observed scores are scaled by the default target, not target_score",
+    ),
     # -- Memory-Uno --------------------------------------------------------------------------------
     Mutant(
         id="mu-hundred-no-drop",
@@ -275,6 +284,26 @@ CATALOG: tuple[Mutant, ...] = (
         why="a total of exactly 100 ends the game ('whoever exceeds 100')",
         equivalent="no total is ever exactly 100 when checked: landing on 100 drops it to 50 first",
     ),
+    Mutant(
+        id="mu-match-option-ignored",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old='self._match = MATCH_RANK if self.config["match"] == "rank" else MATCH_POINTS',
+        new="self._match = MATCH_RANK",
+        tests=(T_MEMORY_UNO,),
+        why="match='points' is ignored: a thrown card must always match by rank",
+    ),
+    Mutant(
+        id="mu-six-seats-as-five",
+        area="memory_uno",
+        path=ENGINE,
+        old='self.num_players: int = int(self.config.get("num_players", 2))',
+        new=('self.num_players: int = int(self.config.get("num_players", 2))\n'
+             '        if self.name == "memory_uno" and self.num_players == 6:\n'
+             "            self.num_players = 5"),
+        tests=(T_MEMORY_UNO + "::test_every_player_count_deals_four_cards_to_each_seat",),
+        why="num_players=6 is played with five seats (a player count capped below the maximum)",
+    ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
         id="mm-long-run-points",
@@ -379,6 +408,24 @@ CATALOG: tuple[Mutant, ...] = (
         new="",
         tests=(T_MEGA,),
         why="reward='score' pays the winner the swing but does not charge the loser",
+    ),
+    Mutant(
+        id="mm-side-pair-option-ignored",
+        area="mega_memory",
+        path=MEGA,
+        old='self.side_pair_ok = self.config["side_pair_without_centre"]',
+        new="self.side_pair_ok = False",
+        tests=(T_MEGA,),
+        why="side_pair_without_centre=True is ignored: the two revealed cards never score alone",
+    ),
+    Mutant(
+        id="mm-stall-obs-fixed-scale",
+        area="mega_memory",
+        path=MEGA,
+        old="out[self._o_stall] = self.scoreless_turns / self.stall_turns",
+        new="out[self._o_stall] = self.scoreless_turns / 48",
+        tests=(T_MEGA,),
+        why="the observed scoreless-turn count is scaled by the default stall_turns",
     ),
     # -- Deluxe Memory -----------------------------------------------------------------------------
     Mutant(
@@ -497,6 +544,15 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_CHART,),
         why="a Nine or Ten pair matched for another seat's effect is kept by the matcher",
     ),
+    Mutant(
+        id="dm-simplicity-ignored",
+        area="deluxe_memory",
+        path=DELUXE,
+        old='self.simplicity = bool(cfg["simplicity"])',
+        new="self.simplicity = False",
+        tests=(T_DELUXE,),
+        why="simplicity=True is ignored: a mixed pair still goes to the Mixed Chart",
+    ),
     # -- Dogpile -----------------------------------------------------------------------------------
     Mutant(
         id="dp-ace-high-option-ignored",
@@ -599,6 +655,15 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_DOGPILE,),
         why="three jokers would make a 3-of-a-collar",
         equivalent="the deck holds two jokers, so three pawed bones are never all jokers",
+    ),
+    Mutant(
+        id="dp-sniff-option-ignored",
+        area="dogpile",
+        path=DOGPILE,
+        old='self.sniff_optional = cfg["sniff"] == "optional"',
+        new="self.sniff_optional = True",
+        tests=(T_DOGPILE,),
+        why="sniff='required' is ignored: a sniffer may still decline",
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(
@@ -736,6 +801,15 @@ CATALOG: tuple[Mutant, ...] = (
         new="            self._rng = np.random.default_rng(0)",
         tests=("tests/test_core.py::test_tracker_forgetting_is_seeded",),
         why="every game forgets the same cards, whatever its seed",
+    ),
+    Mutant(
+        id="core-max-steps-ignored",
+        area="core",
+        path=ENGINE,
+        old="self.step_cap: int = DEFAULT_SAFETY_CAP if cap is None else int(cap)",
+        new="self.step_cap: int = DEFAULT_SAFETY_CAP",
+        tests=("tests/test_core.py::test_max_steps_truncates_after_that_many_decisions",),
+        why="max_steps is ignored: episodes run to the game's own safety cap",
     ),
     # -- training: self-play, evaluation, checkpoints and resume -----------------------------------
     Mutant(
