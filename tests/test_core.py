@@ -168,7 +168,6 @@ def test_win_rewards_split_ties_and_pay_nothing_on_a_full_tie() -> None:
     assert engine.win_rewards([]).tolist() == [0.0] * 4
 
 
-
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
 def test_max_steps_truncates_after_that_many_decisions(game: str) -> None:
     """COMMON_OPTIONS: `max_steps` "Truncate the episode after this many decisions, every seat's
@@ -185,6 +184,7 @@ def test_max_steps_truncates_after_that_many_decisions(game: str) -> None:
         free.step(action)
     assert capped.truncated and not capped.terminated and not capped.legal_mask().any()
     assert not free.done and free.legal_mask().any()
+
 
 def test_an_episode_ending_on_the_cap_step_is_terminated_not_truncated() -> None:
     """The cap truncates episodes it cuts short; one the rules end on the cap step terminated."""
