@@ -217,8 +217,12 @@ def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() 
     par.reset(seed=0)
     while par.engine.phase == PLAY:
         par.step(dict.fromkeys(par.agents, WAIT))
-    while par.agents:
+    for _ in range(50):  # bounded: if idle steps did not count, this would never end
+        if not par.agents:
+            break
         _, _, term, trunc, _ = par.step(dict.fromkeys(par.agents, WAIT))
+    else:
+        pytest.fail("50 idle steps past max_steps and the episode goes on")
     assert all(trunc.values()) and not any(term.values())
     assert par.engine.truncated and not par.engine.legal_mask().any()
 
