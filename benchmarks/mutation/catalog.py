@@ -47,6 +47,7 @@ KNOWLEDGE = "card_envs/core/knowledge.py"
 CONFIG = "card_envs/core/config.py"
 AEC_ENV = "card_envs/core/aec_env.py"
 GYM_ENV = "card_envs/core/gym_env.py"
+DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -664,6 +665,16 @@ CATALOG: tuple[Mutant, ...] = (
         new="self.sniff_optional = True",
         tests=(T_DOGPILE,),
         why="sniff='required' is ignored: a sniffer may still decline",
+    ),
+    Mutant(
+        id="dp-parallel-idle-steps-uncapped",
+        area="dogpile",
+        path=DOGPILE_PARALLEL,
+        old="if engine.num_steps + self._idle_steps >= engine.step_cap:",
+        new="if engine.num_steps >= engine.step_cap:",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action",),
+        why="a Parallel env's idle ticks never count towards max_steps",
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(
