@@ -4,6 +4,7 @@ pile only into cards it remembers."""
 
 from __future__ import annotations
 
+from card_envs.core.cards import card_code
 from card_envs.games.mega_memory.engine import DISCARD, DISCARD_SLOT_BASE
 from card_envs.games.mega_memory.heuristic import MegaMemoryHeuristic
 from tests.engine_helpers import play
@@ -38,3 +39,24 @@ def test_digs_into_a_remembered_card_only() -> None:
     forgotten.check_invariants()
     play(forgotten, "reveal:deck", "flip:discard")
     assert forgotten.phase == DISCARD and _choice(forgotten) == "take"
+
+
+def _side1_known(card: str) -> object:
+    """Seat 0 has put ``card`` face down in its side slot 1 (both seats saw it go there);
+    seat 1 has played a turn without a score; seat 0 now holds a first card (6C) that scores
+    with nothing."""
+    e = new_game(stacked(TOPS, side0=["7H", "8C", "3S", "4S"], side1=["AD", "AS", "TC", "TD"],
+                         deck=[card, "5D", "6C"]))
+    play(e, "flip:side1", "keep:first")  # the first card goes to side slot 1, 7H discarded
+    play(e, "reveal:deck", "flip:side1", "keep:second")  # seat 1: 5D discarded, AD kept
+    play(e, "reveal:deck")
+    assert card_code(e.first_card) == "6C" and e.current_player == 0
+    return e
+
+
+def test_flips_the_side_slot_holding_a_remembered_partner() -> None:
+    assert _choice(_side1_known("9S")) == "flip:side1"  # 9S scores with the centre's 9D
+
+
+def test_without_a_known_score_flips_an_unknown_side_slot() -> None:
+    assert _choice(_side1_known("5C")) in ("flip:side2", "flip:side3", "flip:side4")
