@@ -115,7 +115,8 @@ def step_tagged(engine: Engine, action: int) -> set[str]:
 #: Memory-Uno seat calls the round within a few decisions and rarely discards a drawn card,
 #: so its effects (peeks, blind swaps) are rarely reached. The other games' random episodes
 #: run for tens to hundreds of decisions through all their phases, and stay uniform (their
-#: tests keep the positions they always checked).
+#: tests keep the positions they always checked), but for Deluxe Memory's matches
+#: (:func:`deluxe_move`).
 STEERED_GAMES = frozenset({"memory_uno"})
 
 #: Deluxe Memory: the share of second picks that take a mate of the first card of the other

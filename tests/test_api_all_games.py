@@ -163,7 +163,8 @@ def test_observation_matches_write_observation_and_is_owned(game: str, config: d
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
 def test_no_leak_under_resampling(game: str, config: dict) -> None:
     """A seat's observation is unchanged when everything it cannot know is redrawn: a random
-    quarter of the positions of 8 episodes, every seat, at most 400 positions."""
+    quarter of the positions of 8 episodes, every seat, at most 400 positions, plus the first
+    few positions of every rarer kind (:data:`RARE_PROBES`)."""
     assert_no_leak(game, config, episodes=8, probe_p=0.25, max_probes=400)
 
 
