@@ -115,13 +115,44 @@ def step_tagged(engine: Engine, action: int) -> set[str]:
 #: Memory-Uno seat calls the round within a few decisions and rarely discards a drawn card,
 #: so its effects (peeks, blind swaps) are rarely reached. The other games' random episodes
 #: run for tens to hundreds of decisions through all their phases, and stay uniform (their
-#: tests keep the positions they always checked).
+#: tests keep the positions they always checked), but for Deluxe Memory's matches
+#: (:func:`deluxe_move`).
 STEERED_GAMES = frozenset({"memory_uno"})
+
+#: Deluxe Memory: the share of second picks that take a mate of the first card of the other
+#: colour when there is one (the test sees the grid). Uniform random pairs match in about one
+#: turn in fifty, so each Mixed Chart effect came up in some variants only; steered, every
+#: effect's decisions are reached in every variant that offers them (measured).
+MIXED_MATCHES = 0.3
+
+
+def deluxe_move(engine: Engine, rng: np.random.Generator) -> int:
+    """A random legal Deluxe Memory move, steered to mixed-colour matches (their Mixed Chart
+    effects) and, in a Three's reveals, to Threes (its players-lose-three decision)."""
+    from card_envs.core.cards import COLOUR, RANK
+    from card_envs.games.deluxe_memory.engine import NUM_CELLS, PICK2, R_THREE, THREE_REVEAL
+
+    legal = np.flatnonzero(engine.legal_mask())
+    cells = legal[legal < NUM_CELLS]
+    grid = np.asarray(engine.grid)[cells]
+    if engine.phase == PICK2 and rng.random() < MIXED_MATCHES:
+        first = engine.grid[engine.picks[0]]
+        mates = cells[(RANK[grid] == RANK[first]) & (COLOUR[grid] != COLOUR[first])]
+        if mates.size:
+            return int(rng.choice(mates))
+    elif engine.phase == THREE_REVEAL:
+        threes = cells[RANK[grid] == R_THREE]
+        if threes.size:
+            return int(rng.choice(threes))
+    return int(rng.choice(legal))
 
 
 def play_move(engine: Engine, rng: np.random.Generator, keep_playing_until: int = 80) -> int:
-    """The move a shared test plays: :func:`steered_move` in :data:`STEERED_GAMES`, else a
-    uniformly random legal action (the same draws as ``rng.choice(legal)``)."""
+    """The move a shared test plays: :func:`steered_move` in :data:`STEERED_GAMES`,
+    :func:`deluxe_move` in Deluxe Memory, else a uniformly random legal action (the same draws
+    as ``rng.choice(legal)``)."""
     if engine.name in STEERED_GAMES:
         return steered_move(engine, rng, keep_playing_until)
+    if engine.name == "deluxe_memory":
+        return deluxe_move(engine, rng)
     return int(rng.choice(np.flatnonzero(engine.legal_mask())))

@@ -163,7 +163,8 @@ def test_observation_matches_write_observation_and_is_owned(game: str, config: d
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
 def test_no_leak_under_resampling(game: str, config: dict) -> None:
     """A seat's observation is unchanged when everything it cannot know is redrawn: a random
-    quarter of the positions of 8 episodes, every seat, at most 400 positions."""
+    quarter of the positions of 8 episodes, every seat, at most 400 positions, plus the first
+    few positions of every rarer kind (:data:`RARE_PROBES`)."""
     assert_no_leak(game, config, episodes=8, probe_p=0.25, max_probes=400)
 
 
@@ -173,23 +174,75 @@ def test_no_leak_every_position(game: str, config: dict) -> None:
     assert_no_leak(game, config, episodes=50, probe_p=1.0, max_probes=10**9)
 
 
+#: Beyond the sampled probes, a position is also probed while one of its tags has been probed
+#: fewer than this many times: rare phases (a Dogpile sniff in 6-player play, where the
+#: sampled probes run out in the first episodes) are checked whenever play reaches them.
+RARE_PROBES = 4
+#: What the no-leak checks must probe in every variant of a game, beyond :data:`MUST_REACH`:
+#: every phase or event where a hidden card is seen, moved or drawn, that the test's play
+#: reaches in every variant (measured with the test's seeds); Deluxe Memory: see
+#: :func:`_must_probe`.
+MUST_PROBE: dict[str, set[str]] = {
+    "memory_uno": {"turn", "drawn", "window", "peek_own", "peek_other", "swap_first",
+                   "swap_second", "give", "penalty", "lock", "reshuffle"},
+    "dogpile": {"play", "sniff", "shuffle", "round2", "round3"},
+}
+#: Deluxe Memory decisions that never reach an agent with two players (one possible target).
+DELUXE_NOT_WITH_TWO = {"black pair: who returns tokens", "Ace: who loses 1",
+                       "Queen: who receives six"}
+
+
+def _must_probe(game: str, config: dict) -> set[str]:
+    """Deluxe Memory: every decision its variant has (the Mixed Chart's, or Simplicity's; the
+    jokers' with Jokin' Around), each a position where the grid's hidden cards are in play."""
+    if game != "deluxe_memory":
+        return MUST_PROBE.get(game, set())
+    every = set(importlib.import_module("card_envs.games.deluxe_memory.engine").PHASE_NAMES)
+    simplicity = {p for p in every if p.startswith("Simplicity")}
+    chart = every - simplicity - {"pick first card", "pick second card",
+                                  "unmatched pair: show or hide", "red pair: who gains tokens",
+                                  "black pair: who returns tokens", "Jokers: rearrange cards"}
+    out = every - (chart if config.get("simplicity") else simplicity)
+    if not config.get("jokin_around"):
+        out.discard("Jokers: rearrange cards")
+    if config.get("num_players", 3) == 2:
+        out -= DELUXE_NOT_WITH_TWO
+    return out
+
+
 def assert_no_leak(game: str, config: dict, episodes: int, probe_p: float,
                    max_probes: int) -> None:
     engine = make_engine(game, **config)
     rng = np.random.default_rng(3)
+    # The rare-tag probes draw from their own stream: play and sampled probes keep their draws.
+    rare_rng = np.random.default_rng(4)
     probes, deepest, reached = 0, 0, set()
+    probed: dict[str, int] = {}
     for episode in range(episodes):
         engine.reset(seed=100 + episode)
         events: set[str] = set()  # what this episode did so far that no position shows
+        # The first episode of a steered game plays on until the deck runs out (reshuffles).
+        keep_playing = DEEP_PLAY if episode == 0 and game in STEERED_GAMES else KEEP_PLAYING
         while not engine.done:
+            tags = position_tags(engine) | events
             if probes < max_probes and rng.random() < probe_p:
                 probes += 1
-                reached |= position_tags(engine) | events
+                probe_rng = rng
+            elif min(probed.get(t, 0) for t in tags) < RARE_PROBES:
+                probe_rng = rare_rng
+            else:
+                probe_rng = None
+            if probe_rng is not None:
+                reached |= tags
+                for t in tags:
+                    probed[t] = probed.get(t, 0) + 1
                 deepest = max(deepest, engine.num_steps)
-                assert_no_seat_sees_resampling(engine, rng)
-            events |= step_tagged(engine, play_move(engine, rng, KEEP_PLAYING))
+                assert_no_seat_sees_resampling(engine, probe_rng)
+            events |= step_tagged(engine, play_move(engine, rng, keep_playing))
     assert probes > 0
     _assert_reached(game, reached, deepest, 40)
+    missed = _must_probe(game, config) - reached
+    assert not missed, f"the no-leak checks never probed {sorted(missed)}"
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)

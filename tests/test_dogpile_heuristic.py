@@ -1,0 +1,90 @@
+"""The Dogpile heuristic does what its module docstring says, on hand-made observations (its
+only input): it digs the best bone it knows when that improves its paws, else turns over an
+unknown bone; a dug bone is kept late but not early unless it is worth much; sniffs go to
+unknown bones and shuffled-back bones to the first free spots. (Its swap of the weakest bone
+is pinned in tests/test_dogpile_rules.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.cards import card_id
+from card_envs.games.dogpile.engine import (
+    DIG,
+    DOWN,
+    ENC,
+    ENC_OCC,
+    FREE,
+    HOLDING,
+    KEEP,
+    PLAY,
+    SHUFFLE,
+    SLOT_FEATURES,
+    SNIFF,
+    WAIT,
+    DogpileEngine,
+)
+from card_envs.games.dogpile.heuristic import DogpileHeuristic
+
+ENGINE = DogpileEngine(num_players=2)
+
+
+def _position(phase: int, known: dict[int, str], face_down: set[int], empty_from: int = 40,
+              state: int = FREE, time_left: float = 0.5, held: str | None = None):
+    """An observation and a mask: ``known`` slots hold remembered bones, ``face_down`` slots
+    unknown ones, the slots from ``empty_from`` on are empty; every dig and put-down is legal."""
+    obs = np.zeros(ENGINE.layout.size, np.float32)
+    v = ENGINE.layout.decode(obs)
+    pile = v["pile"].reshape(-1, SLOT_FEATURES)
+    for t, code in known.items():
+        pile[t, 0] = 1.0
+        pile[t, 2:] = ENC[card_id(code)]
+    for t in face_down:
+        pile[t, 0] = 1.0
+    v["phase"][phase] = 1.0
+    v["own_state"][state] = 1.0
+    v["time_left"][0] = time_left
+    if held is not None:
+        v["held"][:len(ENC_OCC[0])] = ENC_OCC[card_id(held)]
+    mask = np.zeros(ENGINE.num_actions, np.int8)
+    occupied = set(known) | face_down
+    if state == FREE:
+        mask[[DIG + t for t in occupied]] = 1
+        mask[WAIT] = 1
+    else:
+        mask[[DOWN + t for t in range(empty_from, 54)]] = 1
+        if state == HOLDING:
+            mask[KEEP] = 1
+    return obs, mask
+
+
+def _act(obs, mask, seed: int = 0) -> int:
+    agent = DogpileHeuristic(num_players=2)
+    agent.rng = np.random.default_rng(seed)
+    return agent.act(obs, mask)
+
+
+def test_digs_the_best_known_bone_else_an_unknown_one() -> None:
+    obs, mask = _position(PLAY, {3: "2H", 9: "KS"}, face_down={5, 6, 7})
+    assert _act(obs, mask) == DIG + 9  # the King: worth the dig at once
+    obs, mask = _position(PLAY, {3: "2H"}, face_down={5, 6, 7})
+    assert _act(obs, mask) in {DIG + 5, DIG + 6, DIG + 7}  # a Two is not: learn the pile
+
+
+def test_keeps_a_small_bone_late_but_not_early() -> None:
+    early = _position(PLAY, {}, face_down={5}, state=HOLDING, time_left=0.9, held="4D")
+    assert _act(*early) != KEEP and _act(*early) >= DOWN + 40
+    late = _position(PLAY, {}, face_down={5}, state=HOLDING, time_left=0.1, held="4D")
+    assert _act(*late) == KEEP
+    worth_much = _position(PLAY, {}, face_down={5}, state=HOLDING, time_left=0.9, held="QD")
+    assert _act(*worth_much) == KEEP
+
+
+def test_sniffs_unknown_bones_and_shuffles_into_the_first_free_spots() -> None:
+    obs, mask = _position(SNIFF, {3: "2H", 9: "KS"}, face_down={5, 6})
+    mask[[DIG + t for t in (3, 5, 6, 9)]] = 1
+    assert {_act(obs, mask, seed) for seed in range(10)} == {DIG + 5, DIG + 6}
+    obs, mask = _position(SHUFFLE, {3: "2H"}, face_down=set(range(0, 30)) - {3, 4, 17},
+                          state=FREE)
+    mask[[DOWN + t for t in (4, 17, *range(30, 54))]] = 1
+    assert _act(obs, mask) == DOWN + 4
