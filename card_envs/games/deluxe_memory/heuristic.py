@@ -4,7 +4,8 @@ Plan: match a pair it knows of (the most valuable one first), otherwise turn an 
 and look for its mate among the cards it remembers, else try another unknown card. Tokens go
 to itself, losses to the richest opponent (one without a Nine shield if possible). Chart
 effects are used to learn unknown cards; a King takes the effect worth most right now. It hides
-an unmatched card only when revealing it would hand the next player an easy pair.
+an unmatched card when it knows where that card's mate lies (it cannot tell what the next
+player knows, so any known mate counts as an easy pair that showing the card would hand over).
 """
 
 from __future__ import annotations
