@@ -694,6 +694,24 @@ def test_blackjaw_beats_a_higher_total() -> None:
     assert e.result()["blackjaw"] == [0]
 
 
+def test_two_blackjaws_tie_and_share_the_win() -> None:
+    """Victory: "A dog can achieve victory in 2 ways (ties are allowed): 1. BLACKJAW = Have a
+    full loot (9 bones) and achieve under 21 points in total for the whole game. The LOWEST
+    total wins." player_0 and player_1 both loot 9 bones for 20 points (no feat: no collar, no
+    straight, two Aces and two Twos each) and share the win; player_2 (nothing looted, total 0)
+    has no full loot, so its lower total wins nothing. (The 18 cheapest bones a game can loot
+    without a feat add up to 40, so two BLACKJAWs always tie at 20.)"""
+    placed = {0: "X1", 1: "AC", 2: "2D", 3: "X2", 4: "AH", 5: "2H",
+              10: "AD", 11: "2C", 12: "3H", 13: "AS", 14: "2S", 15: "3D",
+              20: "3S", 21: "4C", 22: "4D", 23: "3C", 24: "4H", 25: "4S"}
+    e = _three_rounds([{0: [0, 1, 2], 1: [3, 4, 5]}, {0: [10, 11, 12], 1: [13, 14, 15]},
+                       {0: [20, 21, 22], 1: [23, 24, 25]}], placed)
+    assert [loot[:2] for loot in e.round_history] == [[3, 3], [6, 6], [11, 11]]
+    assert e.bones == [9, 9, 0] and e.totals == [20, 20, 0]
+    assert e.result()["blackjaw"] == [0, 1] and e.winners == [0, 1]
+    assert e.rewards.tolist() == [0.5, 0.5, -1.0]
+
+
 @pytest.mark.parametrize(("third_round", "bones", "total"), [([6, 7, 8], 9, 21), ([6, 7], 8, 13)],
                          ids=["21-points", "8-bones"])
 def test_no_blackjaw_at_21_points_or_with_8_bones(third_round: list[int], bones: int,
