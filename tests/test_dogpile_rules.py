@@ -327,6 +327,21 @@ def test_ace_high_straight_option() -> None:
     assert e.round_loot[0] == 41
 
 
+@pytest.mark.parametrize(("first", "second", "loot"), [(["KC", "KD"], "KH", [26, 13]),
+                                                       (["2H", "3H"], "4H", [5, 4])],
+                         ids=["collar", "straight"])
+def test_collars_and_straights_count_within_one_round_only(first: list[str], second: str,
+                                                           loot: list[int]) -> None:
+    """Dog feats: "3 of a collar" and "Straight fetch" are "ROUND ONLY" (the boneathon is
+    "TOTAL ONLY"); the feats are granted "at the end of each round". Two Kings in round 1 and
+    the third in round 2 make no collar; 2H 3H then 4H make no straight."""
+    e = engine({0: first[0], 1: first[1], 10: second}, **SHORT)
+    collect(e, {0: [0, 1]})
+    sniff_through(e)
+    collect(e, {0: [10]})
+    assert [r[0] for r in e.round_history] == loot and e.totals[0] == sum(loot)
+
+
 def test_three_aces_in_one_round_is_a_collar_not_a_boneathon() -> None:
     # The text: "will only give 13 or 16 points respectively (1+1+1+10: 2+2+2+10). A further
     # loot of an A or a 2 in the following round does not grant a boneathon."
