@@ -327,6 +327,21 @@ def test_ace_high_straight_option() -> None:
     assert e.round_loot[0] == 41
 
 
+@pytest.mark.parametrize(("first", "second", "loot"), [(["KC", "KD"], "KH", [26, 13]),
+                                                       (["2H", "3H"], "4H", [5, 4])],
+                         ids=["collar", "straight"])
+def test_collars_and_straights_count_within_one_round_only(first: list[str], second: str,
+                                                           loot: list[int]) -> None:
+    """Dog feats: "3 of a collar" and "Straight fetch" are "ROUND ONLY" (the boneathon is
+    "TOTAL ONLY"); the feats are granted "at the end of each round". Two Kings in round 1 and
+    the third in round 2 make no collar; 2H 3H then 4H make no straight."""
+    e = engine({0: first[0], 1: first[1], 10: second}, **SHORT)
+    collect(e, {0: [0, 1]})
+    sniff_through(e)
+    collect(e, {0: [10]})
+    assert [r[0] for r in e.round_history] == loot and e.totals[0] == sum(loot)
+
+
 def test_three_aces_in_one_round_is_a_collar_not_a_boneathon() -> None:
     # The text: "will only give 13 or 16 points respectively (1+1+1+10: 2+2+2+10). A further
     # loot of an A or a 2 in the following round does not grant a boneathon."
@@ -692,6 +707,24 @@ def test_blackjaw_beats_a_higher_total() -> None:
     assert e.totals[1] == 49
     assert e.winners == [0]
     assert e.result()["blackjaw"] == [0]
+
+
+def test_two_blackjaws_tie_and_share_the_win() -> None:
+    """Victory: "A dog can achieve victory in 2 ways (ties are allowed): 1. BLACKJAW = Have a
+    full loot (9 bones) and achieve under 21 points in total for the whole game. The LOWEST
+    total wins." player_0 and player_1 both loot 9 bones for 20 points (no feat: no collar, no
+    straight, two Aces and two Twos each) and share the win; player_2 (nothing looted, total 0)
+    has no full loot, so its lower total wins nothing. (The 18 cheapest bones a game can loot
+    without a feat add up to 40, so two BLACKJAWs always tie at 20.)"""
+    placed = {0: "X1", 1: "AC", 2: "2D", 3: "X2", 4: "AH", 5: "2H",
+              10: "AD", 11: "2C", 12: "3H", 13: "AS", 14: "2S", 15: "3D",
+              20: "3S", 21: "4C", 22: "4D", 23: "3C", 24: "4H", 25: "4S"}
+    e = _three_rounds([{0: [0, 1, 2], 1: [3, 4, 5]}, {0: [10, 11, 12], 1: [13, 14, 15]},
+                       {0: [20, 21, 22], 1: [23, 24, 25]}], placed)
+    assert [loot[:2] for loot in e.round_history] == [[3, 3], [6, 6], [11, 11]]
+    assert e.bones == [9, 9, 0] and e.totals == [20, 20, 0]
+    assert e.result()["blackjaw"] == [0, 1] and e.winners == [0, 1]
+    assert e.rewards.tolist() == [0.5, 0.5, -1.0]
 
 
 @pytest.mark.parametrize(("third_round", "bones", "total"), [([6, 7, 8], 9, 21), ([6, 7], 8, 13)],

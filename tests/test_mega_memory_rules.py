@@ -511,6 +511,20 @@ def test_reaching_exactly_the_target_wins_the_game() -> None:
 
 
 
+@pytest.mark.parametrize(("before", "done"), [(18, True), (17, False)])
+def test_the_default_game_is_to_20_mega_points(before: int, done: bool) -> None:
+    """The text: "The first player to reach 20 mega-points in this manner is the victor!" By
+    default a round won by 2 takes 18 mega-points to 20 and ends the game; 17 + 2 = 19 does not."""
+    e = _last_card_position(episode="game")
+    e.mega_points = [before, 0]
+    play(e, "score:1+2")
+    assert e.mega_points == [before + 2, 0] and e.done is done
+    if done:
+        assert e.winners == [0] and e.round_number == 1
+    else:
+        assert e.round_number == 2 and not e.winners
+
+
 def test_observed_mega_points_are_scaled_by_the_target() -> None:
     """RULES.md Observation: "`mega_points` (/ target)", own first; `target_score` is "mega-points
     that win the game": 2 mega-points of a target of 4 show as 0.5."""

@@ -141,6 +141,27 @@ def test_card_points(cards: list[str], points: int) -> None:
     assert e.hand_points(0) == points
 
 
+def _text_points(code: str) -> int:
+    """The text's table: "2-10 As on card / J,Q,K (black) 10 / K (red) -1"; "an Ace only counts
+    as 1 point, a Joker as 0 points"."""
+    if code[0] == "X":
+        return 0
+    if code[0] == "K":
+        return -1 if code[1] in "DH" else 10
+    return {"A": 1, "T": 10, "J": 10, "Q": 10}.get(code[0]) or int(code[0])
+
+
+@pytest.mark.parametrize("card", [card_code(c) for c in range(54)])
+def test_every_card_is_worth_what_the_texts_table_says(card: str) -> None:
+    """The goal: "Each card has as many points as its numeric value" (every card of the 54, each
+    dealt into seat 0's hand on a stacked deck, next to fillers of known value)."""
+    fillers = [c for c in ("X1", "X2", "AC", "AD") if c != card][:3]
+    e = mu([[card, *fillers], ["3C", "3D", "3H", "3S"] if card[0] != "3" else
+            ["4C", "4D", "4H", "4S"]])
+    assert hand(e, 0)[:4] == [card, *fillers]
+    assert e.hand_points(0) == _text_points(card) + sum(map(_text_points, fillers))
+
+
 # -- a turn: draw, then swap in or discard ----------------------------------------------------
 def test_swap_a_drawn_card_in_keeps_positions_and_discards_face_up() -> None:
     e = mu(A_HANDS, draws=["8H"])
@@ -543,6 +564,25 @@ def test_score_rewards_pay_the_change_in_each_total() -> None:
     e = _game_call([40, 60, 3], hands, reward="score")
     assert e.totals == [0, 50, 30]
     assert e.rewards.tolist() == [40.0, 10.0, -27.0]
+
+
+def test_every_round_starts_with_a_fresh_peek_at_the_bottom_two() -> None:
+    """Setup: "Before each round, they can look at the bottom two cards and need to remember
+    them. Then the cards get flipped again." In a game's second round every seat knows exactly
+    its own new positions 2 and 3: nothing of the first round's cards, nothing else."""
+    e = mu([["AC", "2C", "3C", "4C"], ["AD", "2D", "3D", "4D"], ["AH", "2H", "3H", "4H"]],
+           draws=["7S"], episode="game")
+    play(e, "draw_deck", "discard", "pick:0.0")  # seat 0 looks at its own AC too
+    assert memory(e, 0) == {0: "AC", 2: "3C", 3: "4C"}
+    while e.phase == WINDOW:
+        play(e, "pass")
+    play(e, "call")  # seat 1 ends the first round
+    assert e.round_number == 2 and not e.done and e.phase == TURN
+    for s in range(3):
+        bottom = {8 * s + p: card_code(e.slots[8 * s + p]) for p in (2, 3)}
+        assert memory(e, s) == bottom
+        known = view(e, s)["known"].reshape(3, 8)
+        assert np.flatnonzero(known[0]).tolist() == [2, 3] and not known[1:].any()
 
 
 def test_a_game_plays_rounds_until_someone_exceeds_100() -> None:

@@ -217,6 +217,21 @@ def test_ace_forces_ace_or_draw_two_and_aces_stack() -> None:
     assert e.current_player == 1  # drawing the penalty ends the turn
 
 
+def test_three_aces_in_succession_ask_for_six() -> None:
+    """6 Aces: "If that person plays an ace, then the next player must play an ace or draw SIX
+    cards": the third step of the progression two, FOUR, SIX, EIGHT (each Ace adds two; the
+    penalty does not double)."""
+    e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"], ["AD", *FILLER[:6]]], "KH")
+    play(e, "play:AH", "end")  # seat 0 could add its AS; it keeps it for later
+    play(e, "play:AD")  # seat 1 answers; no other Ace, so its turn ends by itself
+    play(e, "play:AS")  # seat 0 answers again: three Aces in succession
+    assert e.ace_chain == 3 and e.current_player == 1
+    assert legal_names(e) == {"draw"}  # no Ace left to answer with
+    before = len(e.hands[1])
+    play(e, "draw")
+    assert len(e.hands[1]) == before + 6 and e.ace_chain == 0 and e.current_player == 0
+
+
 def test_two_aces_in_one_turn_count_twice() -> None:
     e = roy([["AH", "AS", "2C", "3C", "4C", "5C", "6C"], FILLER], "KH")
     play(e, "play:AH", "play:AS")
@@ -339,6 +354,20 @@ def test_game_ends_when_a_score_reaches_the_target_exactly() -> None:
     e = roy([HEARTS_RUN, FILLER], "9H", episode="game", target_score=7)
     play(e, *(f"play:{c}" for c in HEARTS_RUN))
     assert e.terminated and e.winners == [0] and e.scores == [7, 0] and e.hand_number == 1
+
+
+@pytest.mark.parametrize(("before", "done"), [(93, True), (92, False)])
+def test_the_default_game_is_to_100_points(before: int, done: bool) -> None:
+    """7: "The first player to 100 points wins the game" (the object: "the first player to
+    reach 100 points"): by default 93 + 7 = 100 ends the game, 92 + 7 = 99 does not."""
+    e = roy([HEARTS_RUN, FILLER], "9H", episode="game")
+    e.scores = [before, 0]
+    play(e, *(f"play:{c}" for c in HEARTS_RUN))
+    assert e.scores[0] == before + 7 and e.terminated is done
+    if done:
+        assert e.winners == [0] and e.hand_number == 1
+    else:
+        assert e.hand_number == 2 and not e.winners
 
 
 def test_scores_add_up_over_the_hands_of_a_game() -> None:
