@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from card_envs.agents import make_agent
 from card_envs.agents.arena import head_to_head
+from card_envs.core.config import int_range
 from card_envs.games import GAMES
 
 
@@ -41,12 +42,12 @@ def _int_from(lo: int) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value: int | None = int(text)
         except ValueError:
             value = None
-        if value is None or value < lo:
-            raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected an integer >= "
-                                             f"{lo}")
+        problem = int_range(lo)(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected {problem}")
         return value
 
     return parse

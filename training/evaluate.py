@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from card_envs.agents import AgentSpec, agent_label
-from card_envs.core.engine import integer_action
+from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
 from training.actors import BatchActor, make_actor
 
@@ -81,7 +81,7 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
     Each round gathers every pending decision of each actor across the live games into one
     batched call. Returns the winners (seats) of each game, in the order given.
     """
-    _check_count("parallel", parallel)
+    check_count("parallel", parallel)
     seatings = [list(s) for s in seatings]
     if not seatings:
         return []
@@ -143,11 +143,6 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                 still.append(slot)
         live = still
     return winners
-
-
-def _check_count(name: str, value: Any) -> None:
-    if integer_action(value) is None or value < 1:
-        raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
 
 
 def _rotated_seatings(n_players: int, games: int, a: int, b: int) -> list[list[int]]:
@@ -224,7 +219,7 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         raise ValueError(f"agents: expected a list of agents, got {agents!r}")
     if integer_action(games) is None or games < 1:
         raise ValueError(f"games: expected at least 1 game per matchup, got {games!r}")
-    _check_count("parallel", parallel)
+    check_count("parallel", parallel)
     if pairs is None and len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     for a, b in pairs or ():

@@ -21,7 +21,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from card_envs.agents import make_agent
-from card_envs.core.engine import integer_action
+from card_envs.core.engine import check_count
 from card_envs.games import make_engine
 from training.actors import TorchPolicyActor
 from training.selfplay import check_reward, reward_weights
@@ -256,9 +256,7 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
     if dagger_rounds:
         counts.update(dagger_games=dagger_games, dagger_epochs=dagger_epochs)
     for name, value in {**counts, "dagger_rounds": dagger_rounds}.items():
-        low = 0 if name == "dagger_rounds" else 1
-        if integer_action(value) is None or value < low:
-            raise ValueError(f"{name}: expected an integer >= {low}, got {value!r}")
+        check_count(name, value, low=0 if name == "dagger_rounds" else 1)
     if (isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float))
             or not 0 < learning_rate < np.inf):
         raise ValueError(f"learning_rate: expected a number > 0, got {learning_rate!r}")

@@ -26,7 +26,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from card_envs.agents import make_agent
-from card_envs.core.engine import integer_action
+from card_envs.core.engine import check_count, integer_action
 from card_envs.games import make_engine
 from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
 
@@ -51,8 +51,7 @@ def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, lat
     (a config is checked on load): a seat out of range would otherwise loop until the redeal cap,
     a mistyped opponent kind would be dropped without a word, and a bad count fail deep in numpy
     or at the first snapshot."""
-    if integer_action(n_envs) is None or n_envs < 1:
-        raise ValueError(f"n_envs: expected an integer >= 1, got {n_envs!r}")
+    check_count("n_envs", n_envs)
     if not isinstance(rates, dict):
         raise ValueError(f"rates: expected a mapping such as {{'self': 0.6, 'random': 0.2, "
                          f"'heuristic': 0.2}}, got {rates!r}")
@@ -66,8 +65,7 @@ def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, lat
                              f"relative), got {weight!r}")
     if not sum(rates.values()) > 0:
         raise ValueError(f"rates: at least one weight must be positive, got {rates!r}")
-    if integer_action(pool_size) is None or pool_size < 1:
-        raise ValueError(f"pool_size: expected an integer >= 1, got {pool_size!r}")
+    check_count("pool_size", pool_size)
     if (isinstance(latest_prob, bool) or not isinstance(latest_prob, numbers.Real)
             or not 0 <= latest_prob <= 1):
         raise ValueError(f"latest_prob: expected a number in [0, 1], got {latest_prob!r}")

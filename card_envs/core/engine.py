@@ -40,6 +40,16 @@ def integer_action(action: Any) -> int | None:
     return None
 
 
+def check_count(name: str, value: Any, low: int = 1) -> int:
+    """``value`` as an int if it is an integer (Python or numpy) of at least ``low``, else a
+    ``ValueError`` naming ``name``: the package's one check of a count given from Python
+    (games, envs, epochs, a pool's size), where a float or a 0 would fail deep inside."""
+    count = integer_action(value)
+    if count is None or count < low:
+        raise ValueError(f"{name}: expected an integer >= {low}, got {value!r}")
+    return count
+
+
 def check_seed(seed: Any) -> int | None:
     """``seed`` as a Python int (or None): what every view's ``reset(seed=...)`` accepts. numpy
     alone would take ``True`` as 1 and blame "SeedSequence"; Gymnasium alone would refuse a
