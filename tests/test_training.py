@@ -497,6 +497,20 @@ def test_pool_keeps_the_last_pool_size_snapshots() -> None:
         assert all(bool((p == step).all()) for p in actor.policy.parameters())
 
 
+def test_a_pool_refuses_a_state_with_more_snapshots_than_it_keeps() -> None:
+    from training.selfplay import OpponentPool
+
+    policy = _tiny_policy(SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0))
+    big = OpponentPool(3, deterministic=True, rng=np.random.default_rng(0))
+    for step in range(3):
+        big.add(policy, step)
+    small = OpponentPool(2, deterministic=True, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"holds 3 snapshots.*pool_size 2"):
+        small.load_state_dict(big.state_dict(), policy)
+    OpponentPool(3, deterministic=True, rng=np.random.default_rng(0)).load_state_dict(
+        big.state_dict(), policy)
+
+
 @pytest.mark.parametrize("latest_prob", [1.0, 0.0])
 def test_self_play_seats_get_the_newest_snapshot_with_latest_prob(latest_prob: float) -> None:
     """latest_prob 1: every self-play seat plays the newest snapshot; 0: uniform over the pool."""

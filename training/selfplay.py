@@ -119,6 +119,11 @@ class OpponentPool:
         }
 
     def load_state_dict(self, state: dict[str, Any], template_policy: Any) -> None:
+        # Kept silently, the extra snapshots would outlive the pool's size for good: add()
+        # only overwrites once the pool is full, and never trims it.
+        if len(state["steps"]) > self.size:
+            raise ValueError(f"the opponent pool's state holds {len(state['steps'])} snapshots, "
+                             f"more than this pool keeps (pool_size {self.size})")
         self.actors, self.steps = [], []
         for step, weights in zip(state["steps"], state["weights"], strict=True):
             net = load_policy_net(template_policy)
