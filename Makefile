@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # every resolver from pulling a CUDA build of torch.
 PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: run demo test lint bench clean
+.PHONY: run demo test mutation lint bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -n 2 --durations=15
+
+# The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
+mutation: $(VENV)/.installed
+	$(PY) benchmarks/mutation/run.py
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
