@@ -388,6 +388,23 @@ def test_resample_hidden_refuses_a_seat_that_is_not_one(seat: object) -> None:
     assert env.state_dict() == reference.state_dict()
 
 
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+@pytest.mark.parametrize("seat", [-1, 2, True, 1.0, None])
+def test_a_bare_engine_s_resample_hidden_refuses_a_seat_that_is_not_one(game: str,
+                                                                       seat: object) -> None:
+    """The engine API searches call directly: ROY took seat 2 of two (and any seat past the
+    table) and every game took -1 as the last seat, redrawing the wrong seat's unknowns."""
+    from card_envs.games import make_engine
+
+    engine = make_engine(game, num_players=2)
+    engine.reset(seed=0)
+    before = engine.state_dict()
+    with pytest.raises(ValueError, match=r"invalid seat .* expected 0\.\.1"):
+        engine.resample_hidden(seat, np.random.default_rng(0))
+    assert engine.state_dict() == before
+    engine.resample_hidden(np.int64(1), np.random.default_rng(0))
+
+
 def test_parallel_env_before_reset_says_so() -> None:
     par = _env_module("dogpile").parallel_env(render_mode="ansi")
     for call in (par.state, par.render, lambda: par.step({})):

@@ -356,12 +356,12 @@ class CardAECEnv(AECEnv):
                 return self.agent_name_mapping[agent]
             except KeyError:
                 raise unknown_agent(agent, self.possible_agents) from None
-        seat = integer_action(agent)  # Python or numpy integers; not bools, floats
-        if seat is None or not 0 <= seat < len(self.possible_agents):
+        try:
+            return self.engine.check_seat(agent)
+        except ValueError:
             n = len(self.possible_agents)
             raise ValueError(f"invalid seat {agent!r}: expected an agent name "
-                             f"'player_0' to 'player_{n - 1}' or 0..{n - 1}")
-        return seat
+                             f"'player_0' to 'player_{n - 1}' or 0..{n - 1}") from None
 
 
 class _AgentIterable:

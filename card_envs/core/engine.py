@@ -212,8 +212,21 @@ class Engine:
         return out
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """*game*: redraw everything ``seat`` cannot know, consistently (a determinization)."""
+        """Redraw everything ``seat`` cannot know, consistently (a determinization)."""
+        self._resample_hidden(self.check_seat(seat), rng)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """*game*: :meth:`resample_hidden` for a seat already checked."""
         raise NotImplementedError
+
+    def check_seat(self, seat: Any) -> int:
+        """``seat`` as an int in ``0..num_players - 1``; ``ValueError`` otherwise. For the
+        entry points searches call, not the hot path: engines index arrays with seats, where
+        -1 would quietly mean the last seat and a seat past the table might pass unnoticed."""
+        checked = integer_action(seat)  # Python or numpy integers; not bools, floats
+        if checked is None or not 0 <= checked < self.num_players:
+            raise ValueError(f"invalid seat {seat!r}: expected 0..{self.num_players - 1}")
+        return checked
 
     def render_text(self) -> str:
         """*game*: a human-readable picture of the full position."""

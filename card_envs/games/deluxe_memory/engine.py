@@ -1112,7 +1112,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             out[o["chosen_players"] + (s - base) % n] = 1.0
 
     # -- determinization -----------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal the face-down cards ``seat`` neither remembers nor holds. Other seats keep
         remembering the positions they knew (now with whatever card lies there). An unmatched
         pair being put back stays unmatched: that much is public."""

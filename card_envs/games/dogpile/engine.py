@@ -1147,7 +1147,7 @@ class DogpileEngine(CachedViews, Engine):
             out[sl["current_player"].start + self.current_player] = 1.0
 
     # -- determinization -----------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redraw every bone ``seat`` cannot place: face-down bones it does not remember,
         opponents' paw bones it does not remember, sniffed bones in flight. Bones it knows
         to be in a sniffed group are only permuted within that group's spots; bones that left

@@ -849,7 +849,7 @@ class MegaMemoryEngine(CachedViews, Engine):
         out[self.t_dealer.start + self.dealer] = 1.0
 
     # -- determinization -----------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal every face-down card ``seat`` does not remember: centre cards under the tops,
         unremembered side, deck and discard positions. Zone sizes stay; the other seat keeps
         remembering the positions it remembered (now holding the redrawn card)."""

@@ -900,7 +900,7 @@ class MemoryUnoEngine(Engine):
             view["totals"][s] = min(max(self.totals[s] / TOTAL_SCALE, TOTAL_LOW), TOTAL_HIGH)
 
     # -- determinization -----------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal what ``seat`` cannot know: face-down cards it does not remember, the deck,
         buried graveyard cards it does not remember, and a card another seat drew from the
         deck. Other seats keep remembering positions; what they remember follows the redeal."""

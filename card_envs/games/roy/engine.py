@@ -445,7 +445,7 @@ class RoyEngine(CachedViews, Engine):
         out[i + self.current_player] = 1.0
 
     # -- determinization -----------------------------------------------------------------------
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal what ``seat`` cannot know: opponents' hands, the deck, and buried discards it
         does not remember. Zone sizes stay; other seats keep remembering discard positions."""
         known = self.tracker.known
