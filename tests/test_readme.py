@@ -184,3 +184,34 @@ def test_train_and_dev_extras_run_the_tests() -> None:
                 if not owners & allowed:
                     missing.add(f"{path.name}: {top}")
     assert not missing, sorted(missing)
+
+
+#: Seeded resets per opponent kind for the README's redeal figures: enough that a figure off
+#: by more than the tolerance below (about three standard errors) is a real change.
+REDEAL_RESETS = {"memory_uno": 5000}
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_readme_gives_the_share_of_deals_the_gym_env_throws_away(game: str) -> None:
+    """The README's figures for the deals the Gymnasium env deals again (``info["redeals"]``:
+    the episode ended before the learner's first decision), which win rates measured through
+    that env leave out: 4-player Memory-Uno's with random and with heuristic opponents and a
+    random learner seat, and none in the other games."""
+    from card_envs.core.gym_env import CardGymEnv
+
+    text = " ".join(README.read_text().split())
+    found = re.search(r"([\d.]+)% of 4-player Memory-Uno deals with random opponents and a "
+                      r"random learner seat, ([\d.]+)% with heuristic ones, none in the other "
+                      r"games", text)
+    assert found, "the README no longer gives the Gym env's redeal figures"
+    documented = {"random": float(found.group(1)), "heuristic": float(found.group(2))}
+    tolerance = {"random": 1.7, "heuristic": 0.5}  # percentage points
+    resets = REDEAL_RESETS.get(game, 1000)
+    for opponent in ("random", "heuristic"):
+        env = CardGymEnv(game, opponent=opponent, learner_seat="random")
+        redeals = sum(env.reset(seed=seed)[1]["redeals"] for seed in range(resets))
+        if game != "memory_uno":
+            assert redeals == 0, (game, opponent, redeals)
+            continue
+        share = 100 * redeals / (redeals + resets)
+        assert abs(share - documented[opponent]) <= tolerance[opponent], (opponent, share)
