@@ -215,3 +215,53 @@ def test_readme_gives_the_share_of_deals_the_gym_env_throws_away(game: str) -> N
             continue
         share = 100 * redeals / (redeals + resets)
         assert abs(share - documented[opponent]) <= tolerance[opponent], (opponent, share)
+
+
+ARCHITECTURE_MD = README.parent / "docs" / "architecture.md"
+
+
+def test_architecture_md_names_what_the_code_has() -> None:
+    """docs/architecture.md is what a game's author follows: every name it gives in code quotes
+    (an engine member, a tracker event, a registry or test-suite name, an option) exists where
+    it says, and its registration step gives the ids and entry modules the registry makes."""
+    import builtins
+    import importlib
+    import inspect
+
+    from benchmarks.mutation import catalog
+    from card_envs import dogpile_v0
+    from card_envs.core import cards, config, engine, obs_layout, registration
+    from card_envs.core.knowledge import KnowledgeTracker
+    from card_envs.games import GAMES, make_engine
+    from tests import steer, test_api_all_games
+
+    game = make_engine("roy")
+    game.reset(seed=0)
+    methods = [getattr(engine.Engine, n) for n in dir(engine.Engine)]
+    namespaces = [
+        game, engine.Engine, engine.CachedViews, KnowledgeTracker(2, 1), obs_layout.ObsLayout,
+        cards, config, engine, registration, dogpile_v0, test_api_all_games, steer, builtins,
+        importlib.import_module("card_envs.games"), *catalog.CATALOG[:1], catalog,
+        *(importlib.import_module(GAMES[g].engine.split(":")[0]) for g in GAMES),
+        *(spec.engine_class() for spec in GAMES.values()),
+    ]
+    known = {n for ns in namespaces for n in dir(ns)} | set(game.config) | set(GAMES)
+    known |= set(catalog.AREAS) | {p for m in methods if inspect.isfunction(m)
+                                   for p in inspect.signature(m).parameters}
+    text = ARCHITECTURE_MD.read_text()
+    names = {m.group(1) for m in re.finditer(
+        r"`(?:self\.|tracker\.|env\.)?([A-Za-z_]\w*)(?:\([^`]*\))?(?:\[[^`]*\])?`", text)}
+    assert len(names) > 50, "the pattern no longer finds the names"
+    assert sorted(names - known) == []
+    # Step 3: what one _spec line registers.
+    steps = text.split("## Adding a game", 1)[1].split("## The engine contract")[0]
+    steps = " ".join(steps.split())
+    assert ("registers the PettingZoo id `card_envs/<game>-v0` and the Gymnasium id "
+            "`card_envs/<Camel>-v0`; the engine's `name` must be `\"<game>\"`") in steps
+    for name, spec in GAMES.items():
+        camel = spec.gym_id.removeprefix("card_envs/").removesuffix("-v0")
+        assert spec.pz_id == f"card_envs/{name}-v0" and camel.lower() == name.replace("_", "")
+        assert spec.module == f"card_envs.{name}_v0" and spec.engine_class().name == name
+        assert (README.parent / "configs" / f"{name}.yaml").is_file()
+        module = importlib.import_module(spec.module)
+        assert callable(module.env) and callable(module.raw_env) and callable(module.gym_env)
