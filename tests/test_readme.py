@@ -265,3 +265,24 @@ def test_architecture_md_names_what_the_code_has() -> None:
         assert (README.parent / "configs" / f"{name}.yaml").is_file()
         module = importlib.import_module(spec.module)
         assert callable(module.env) and callable(module.raw_env) and callable(module.gym_env)
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_entry_module_docstrings_usage_runs_and_names_every_option(game: str) -> None:
+    """Each ``card_envs/<game>_v0.py`` docstring (PettingZoo's env card): its Usage example
+    runs as written, and its Variants row names every option of the game."""
+    import importlib
+
+    from card_envs.games import GAMES
+
+    doc = importlib.import_module(f"card_envs.{game}_v0").__doc__ or ""
+    usage = doc.split("Usage::", 1)[1]
+    code = "\n".join(line[4:] for line in usage.splitlines() if line.strip())
+    namespace: dict = {}
+    exec(compile(code, f"{game}_v0 usage", "exec"), namespace)
+    namespace["env"].reset(seed=0)
+    variants = re.search(r"^\| Variants \| (.*) \|$", doc, flags=re.M)
+    assert variants, f"{game}: no Variants row"
+    options = GAMES[game].engine_class().OPTIONS
+    single = [o for o, opt in options.items() if opt.choices is not None and len(opt.choices) == 1]
+    assert [o for o in options if o not in single and f"`{o}`" not in variants.group(1)] == []
