@@ -1,6 +1,7 @@
-"""A short demo: one ROY hand rendered move by move, then heuristic vs random over many hands.
+"""A short demo: one episode of a game (ROY by default) rendered move by move, then heuristic
+vs random over many episodes.
 
-    python -m card_envs.demo [--game roy] [--games 2000]
+    python -m card_envs.demo [--game roy] [--games 2000] [--seed 0]
 """
 
 from __future__ import annotations

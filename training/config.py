@@ -1,6 +1,6 @@
 """Training configuration: one YAML per game, every key validated on load.
 
-A config has seven sections; ``game``, ``seed`` and ``features`` sit at the top level. A key
+A config has six sections; ``game``, ``seed`` and ``features`` sit at the top level. A key
 that is unknown, of the wrong type or out of range is an error naming it and what is allowed
 (``ppo.n_step: unknown key (did you mean 'n_steps'?)``), raised before a run directory exists,
 because a mistyped hyperparameter that silently falls back to its default, or a bad value that

@@ -1,8 +1,9 @@
 """The agent interface: anything that maps ``(observation, action_mask)`` to an action.
 
-Every tool in the package (the Gymnasium env's opponents, evaluation, self-play) accepts any
-of: an :class:`Agent`, a plain callable with that signature, or a spec string resolved by
-:func:`card_envs.agents.make_agent`.
+The Gymnasium env's opponents, the arena (:mod:`card_envs.agents.arena`) and evaluation
+(``training.evaluate``) accept any of: an :class:`Agent`, a plain callable with that
+signature, or a spec string resolved by :func:`card_envs.agents.make_agent`. Self-play draws
+its opponents from its own kinds (its snapshots, random, heuristic).
 """
 
 from __future__ import annotations

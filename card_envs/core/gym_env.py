@@ -42,9 +42,11 @@ class CardGymEnv(gymnasium.Env):
         game: registered game name (``"roy"``) or an engine instance.
         opponent: one agent spec for every other seat, or a list with one per other seat
             (in seat order, skipping the learner): ``"random"``, ``"heuristic"``, a saved
-            policy path, an :class:`~card_envs.agents.Agent`, or a callable
+            policy's path or a training run's directory (its best policy), a MaskablePPO
+            model, an :class:`~card_envs.agents.Agent`, or a callable
             ``(observation, action_mask) -> action``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
         illegal_action: ``"error"`` raises; ``"penalty"`` ends the episode with reward -1.
         **config: the game's options (``num_players``, ``memory``, ...).
     """
