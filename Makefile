@@ -27,6 +27,7 @@ test: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(PY) -m mypy
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/throughput.py
