@@ -31,6 +31,7 @@ mutation: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(PY) -m mypy
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/throughput.py

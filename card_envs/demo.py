@@ -11,6 +11,7 @@ import importlib
 import math
 import time
 from collections.abc import Callable
+from typing import cast
 
 from card_envs.agents import make_agent
 from card_envs.agents.arena import head_to_head
@@ -49,7 +50,7 @@ def _int_from(lo: int) -> Callable[[str], int]:
         problem = int_range(lo)(value)
         if problem is not None:
             raise argparse.ArgumentTypeError(f"invalid value {text!r}: expected {problem}")
-        return value
+        return cast(int, value)  # int_range refuses None
 
     return parse
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from card_envs.core.config import int_range, plain_value
 from card_envs.core.engine import IllegalActionError
 
 
-def play_episode(engine: Any, agents: list[AgentSpec],
+def play_episode(engine: Any, agents: Sequence[AgentSpec],
                  seed: int | None = None) -> dict[str, Any]:
     """One episode with ``agents[i]`` in seat ``i``; returns ``engine.result()``. Any agent
     spec is taken, as everywhere in the package (:func:`make_agent` resolves it)."""

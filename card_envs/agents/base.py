@@ -9,6 +9,7 @@ its opponents from its own kinds (its snapshots, random, heuristic).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import cast
 
 import numpy as np
 
@@ -38,7 +39,8 @@ class CallableAgent(Agent):
 
     def __init__(self, fn, name: str | None = None) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
+        # A callable's __name__ is a str (mypy would infer ``str | None`` from ``name``).
+        self.name = name or cast(str, getattr(fn, "__name__", "callable"))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return checked_action(self.name, self.fn(observation, action_mask))

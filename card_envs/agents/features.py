@@ -15,7 +15,7 @@ dense output layer would have to learn separately for each of 54 slots, it learn
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import torch
@@ -110,19 +110,25 @@ class ScoredActionsPolicy(MaskableActorCriticPolicy):
         if shape is None:
             super()._build_mlp_extractor()
             return
-        trunk_dim = self.features_extractor.trunk_dim
+        # An extractor with action features has a trunk_dim (DerivedFeatures).
+        trunk_dim = cast(int, self.features_extractor.trunk_dim)
         trunk = MlpExtractor(trunk_dim, net_arch=self.net_arch, activation_fn=self.activation_fn,
                              device=self.device)
-        self.mlp_extractor = _PassActionFeatures(trunk, trunk_dim, shape[0] * shape[1])
+        # SB3 declares an MlpExtractor; its custom-policy docs set any module with the same
+        # latent_dim_pi / latent_dim_vf / forward_actor / forward_critic, as here.
+        self.mlp_extractor = _PassActionFeatures(  # type: ignore[assignment]
+            trunk, trunk_dim, shape[0] * shape[1])
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
         shape = self._action_shape()
         if shape is None:
             return
-        self.action_net = ScoredActionHead(self.mlp_extractor.trunk.latent_dim_pi, *shape)
+        extractor = cast(_PassActionFeatures, self.mlp_extractor)  # built with the shape above
+        self.action_net = ScoredActionHead(extractor.trunk.latent_dim_pi, *shape)
         if self.ortho_init:
             self.action_net.apply(partial(self.init_weights, gain=0.01))
         # The optimizer was made for the dense head super() built; remake it for this one.
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
+        # torch types optimizer_class as the Optimizer base (no lr); SB3's own call ignores it.
+        self.optimizer = self.optimizer_class(self.parameters(),  # type: ignore[call-arg]
+                                              lr=lr_schedule(1), **self.optimizer_kwargs)

@@ -9,6 +9,7 @@ below turn them into rank, suit, colour and value without branching.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ _FROM_CODE = {code: i for i, code in enumerate(_CODES)}
 _FROM_CODE.update({"10" + s: i for i, s in ((s_i * 13 + 9, s) for s_i, s in enumerate(SUITS))})
 
 
-def card_code(card: int) -> str:
+def card_code(card: int | np.integer[Any]) -> str:
     """``card`` as its two-character code (``"TH"``, ``"AS"``, ``"X1"``)."""
     if not 0 <= card < NUM_CARDS:
         raise ValueError(f"card id {card!r} is outside 0..{NUM_CARDS - 1}")

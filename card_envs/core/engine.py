@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -313,6 +313,8 @@ class Engine:
         decided on, and what its own action reveals (a peek, a flip) is still there at its
         next decision."""
         seat = self.current_player
+        if TYPE_CHECKING:  # for mypy only (no call per step): _forgets implies a tracker
+            assert self.tracker is not None
         self.tracker.after_decision(seat)
         self._after_forgetting(seat)
         self._apply(action)

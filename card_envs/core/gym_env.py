@@ -14,7 +14,6 @@ and in ``info["action_mask"]``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -56,7 +55,7 @@ class CardGymEnv(gymnasium.Env):
     def __init__(
         self,
         game: str | Engine = "roy",
-        opponent: AgentSpec | Sequence[AgentSpec] = "random",
+        opponent: AgentSpec | list[AgentSpec] | tuple[AgentSpec, ...] = "random",
         learner_seat: int | str = 0,
         render_mode: str | None = None,
         illegal_action: str = "error",

@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the registry imports no game (nor the agents) until one is asked for
+    from card_envs.agents.base import Agent
+    from card_envs.core.engine import Engine
 
 
 @dataclass(frozen=True)
@@ -23,10 +27,10 @@ class GameSpec:
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
 
-    def engine_class(self) -> type:
+    def engine_class(self) -> type[Engine]:
         return _load(self.engine)
 
-    def heuristic_class(self) -> type:
+    def heuristic_class(self) -> type[Agent]:
         return _load(self.heuristic)
 
     def features_builder(self) -> Any:

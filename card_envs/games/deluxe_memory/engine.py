@@ -114,13 +114,15 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(bits)
 
 
-def cell_name(cell: int) -> str:
+def cell_name(cell: int | np.integer[Any]) -> str:
     return f"{ROW_NAMES[CELL_ROW[cell]]}{CELL_COL[cell] + 1}"
 
 
 class DeluxeMemoryEngine(CachedViews, Engine):
     BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks")
     name = "deluxe_memory"
+    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
+    tracker: KnowledgeTracker
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Players.", choices=(2, 3, 4, 5, 6)),
         "starting_tokens": Option(20, "Tokens each player starts with (the text: 20).",
@@ -1010,7 +1012,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         """The status block (active .. offer_pay) of ``seat``'s view."""
         n = self.num_players
         active = self.active
-        vals = active[seat:] + active[:seat]
+        flags = active[seat:] + active[:seat]
         shields = [0.0] * n
         tens = [0.0] * n
         skips = [0.0] * n
@@ -1029,7 +1031,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         for s, _ in self.extra_turns:
             k = (s - seat) % n
             extra[k] = min(extra[k] + 0.25, 1.0)
-        vals += shields + tens + skips + extra
+        vals = flags + shields + tens + skips + extra  # bools among floats: 1.0 / 0.0
         vals.append(self.turn_offer)
         self._views[seat, self._t0 + n + 1:self._r0] = vals
         self._seat_ver[seat] = self._ver

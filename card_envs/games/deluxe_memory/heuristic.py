@@ -10,9 +10,10 @@ player knows, so any known mate counts as an easy pair that showing the card wou
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from card_envs.agents.base import Agent
 from card_envs.games.deluxe_memory.engine import (
@@ -80,7 +81,8 @@ class DeluxeMemoryHeuristic(Agent):
         v = self.layout.decode(obs)
         self.v = v
         cards = v["cards"].reshape(NUM_CELLS, CARD_FEATURES)
-        self.known = cards.any(axis=1)
+        # numpy's stubs type any(axis=...) as a scalar or an array: of a 2-D array, an array.
+        self.known = cast("npt.NDArray[np.bool_]", cards.any(axis=1))
         self.rank = np.where(self.known, cards[:, :14].argmax(axis=1), -1)
         self.colour = np.where(cards[:, 14:].any(axis=1), cards[:, 14:].argmax(axis=1), -1)
         self.present = v["present"] > 0.5
@@ -191,7 +193,7 @@ class DeluxeMemoryHeuristic(Agent):
             face_up = self.v["face_up"][cell] > 0.5
             hide.append(bool(mates.any()) and not face_up)
         action = {(False, False): SHOW_BOTH, (True, False): HIDE_FIRST,
-                  (False, True): HIDE_SECOND, (True, True): HIDE_BOTH}[tuple(hide)]
+                  (False, True): HIDE_SECOND, (True, True): HIDE_BOTH}[hide[0], hide[1]]
         if mask[action]:
             return action
         if hide[0] and mask[HIDE_FIRST]:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from card_envs.core.buffers import bool_items, float_items, int_items
 from card_envs.core.cards import (
     ACE,
     FACE_VALUE_OF,
@@ -108,14 +109,14 @@ PAW_ROWS[-1, 0] = 1.0
 PILE_ROW = list(PILE_ROWS)
 #: Rows as memoryviews: copied into memoryview slices of the observation cache, a row costs
 #: about two thirds of a numpy slice assignment.
-ENC_OCC_MV = [memoryview(row) for row in ENC_OCC]
-OWN_STATE_MV = [memoryview(row) for row in OWN_STATE]
+ENC_OCC_MV = [float_items(row) for row in ENC_OCC]
+OWN_STATE_MV = [float_items(row) for row in OWN_STATE]
 #: bury:0..2 flags of a free dog by its paw bits (bit i: paw i holds a bone).
-PAW_BIT_MV = [memoryview(np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8))
+PAW_BIT_MV = [int_items(np.array([(bits >> i) & 1 for i in range(PAWS)], dtype=np.int8))
               for bits in range(1 << PAWS)]
 #: Whole masks copied in by one memoryview move (a third of ``mask[:] = row``).
-NO_ACTIONS_MV = memoryview(np.zeros(NUM_ACTIONS, dtype=np.int8))
-WAIT_ONLY_MV = memoryview(np.eye(1, NUM_ACTIONS, WAIT, dtype=np.int8)[0])
+NO_ACTIONS_MV = int_items(np.zeros(NUM_ACTIONS, dtype=np.int8))
+WAIT_ONLY_MV = int_items(np.eye(1, NUM_ACTIONS, WAIT, dtype=np.int8)[0])
 
 
 #: Views into the observation cache, the position's arrays and the tracker's memory: never
@@ -150,7 +151,7 @@ def _card_columns(num_players: int) -> tuple[memoryview, ...]:
     for card in [*range(NUM_CARDS), -1]:
         column = np.full(num_players, card, dtype=np.int8)
         column.flags.writeable = False
-        columns.append(memoryview(column))
+        columns.append(int_items(column))
     return tuple(columns)
 
 
@@ -183,6 +184,8 @@ def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, boo
 
 class DogpileEngine(CachedViews, Engine):
     name = "dogpile"
+    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
+    tracker: KnowledgeTracker
     BOUND_VIEWS = _VIEWS
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Dogs at the table.", choices=(2, 3, 4, 5, 6)),
@@ -380,7 +383,7 @@ class DogpileEngine(CachedViews, Engine):
         p0 = self.s_pile.start
         self._slot_views = [obs[:, p0 + t * SLOT_FEATURES:p0 + (t + 1) * SLOT_FEATURES]
                             for t in range(NUM_SLOTS)]
-        obs_v = self._obs_v = memoryview(obs.reshape(-1))
+        obs_v = self._obs_v = float_items(obs.reshape(-1))
         self._held_views = [[obs_v[s * size + c:s * size + c + width]
                              for s, c in enumerate(starts)] for starts in self._held_starts]
         own = self.s_own_paws.start
@@ -392,22 +395,22 @@ class DogpileEngine(CachedViews, Engine):
         st = self.s_own_state.start
         self._state_views = [obs_v[s * size + st:s * size + st + 3 + PAWS] for s in range(n)]
         self._order_col = obs_v[self.s_order.start::size]
-        self._order_rows = [memoryview(row) for row in self._order_table]
+        self._order_rows = [float_items(row) for row in self._order_table]
         self._row_views = list(obs)
         self._block_views = [self._blocks(row) for row in self._row_views]
-        self._pile_v = memoryview(self.pile)
-        self._face_v = memoryview(self.face_up)
-        self._code_v = memoryview(self._code)
-        self._held_v = memoryview(self.held)
-        self._paws_v = memoryview(self.paws.reshape(-1))
-        self._paw_code_v = memoryview(self._paw_code)
-        self._dig_mask_v = memoryview(self._dig_mask)
-        self._place_mask_v = memoryview(self._place_mask)
-        self._mask_v = memoryview(self._mask)
+        self._pile_v = int_items(self.pile)
+        self._face_v = bool_items(self.face_up)
+        self._code_v = int_items(self._code)
+        self._held_v = int_items(self.held)
+        self._paws_v = int_items(self.paws.reshape(-1))
+        self._paw_code_v = int_items(self._paw_code)
+        self._dig_mask_v = int_items(self._dig_mask)
+        self._place_mask_v = int_items(self._place_mask)
+        self._mask_v = int_items(self._mask)
         # The tracker's memory is written in place only, never replaced. Columns of the pile
         # and paw slots (the hot paths' tracker events) as memoryviews.
         num_slots = self.tracker.num_slots
-        known_v = memoryview(self.tracker.known.reshape(-1))
+        known_v = int_items(self.tracker.known.reshape(-1))
         self._known_cols = [known_v[x::num_slots] for x in range(self.virtual_base)]
         known = self.tracker.known
         #: Per dog: what it remembers of the pile and of the paws, and its own paws.
@@ -920,7 +923,7 @@ class DogpileEngine(CachedViews, Engine):
     def mask_for(self, seat: int, out: np.ndarray) -> np.ndarray:
         """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog), into
         ``out``: an int8 array of ``num_actions``."""
-        self._write_mask(seat, memoryview(out))
+        self._write_mask(seat, out.data)  # ``memoryview(out)``, typed (core.buffers)
         return out
 
     def _write_mask(self, seat: int, out: memoryview) -> None:
@@ -1185,9 +1188,9 @@ class DogpileEngine(CachedViews, Engine):
         # Which sniffed-group candidate each moving position holds, before the redraw.
         member_at = {}
         for p in pool:
-            gi = group_of.get(p)
-            if gi is not None:
-                member_at[p] = (gi, self.groups[gi]["members"].index(self._card_at(p)))
+            in_group = group_of.get(p)
+            if in_group is not None:
+                member_at[p] = (in_group, self.groups[in_group]["members"].index(self._card_at(p)))
         cards = [self._card_at(p) for p in pool]
         perm = rng.permutation(len(pool))
         for p, i in zip(pool, perm, strict=True):

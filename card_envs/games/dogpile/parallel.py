@@ -101,7 +101,7 @@ class DogpileParallelEnv(ParallelEnv):
         self._idle_steps = 0
         self._has_reset = True
         self._live = frozenset(self.agents)  # what _check_keys compares with, built once
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if self.render_mode == "human":  # the deal, as the AEC and Gymnasium views show it
             self.render()
         return self._observe(), infos

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, int_range
 from card_envs.core.engine import CachedViews, Engine
@@ -84,6 +85,8 @@ def _pile_label(mask: int) -> str:
 
 class MegaMemoryEngine(CachedViews, Engine):
     name = "mega_memory"
+    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
+    tracker: KnowledgeTracker
     BOUND_VIEWS = ("_view_rows", "_depth_rows", "_disc_depth", "_deck_depth",
                    "_disc_remembered", "_deck_remembered", "_mask_items", "_base_items",
                    "_row_items", "_known_items", "_depth_items", "_remembered_items")
@@ -274,12 +277,12 @@ class MegaMemoryEngine(CachedViews, Engine):
         self._disc_remembered, self._deck_remembered = (self._remembered[:52],
                                                         self._remembered[52:])
         # Scalar reads and writes through memoryviews: a third of numpy's cost per item.
-        self._row_items = (memoryview(views[0]), memoryview(views[1]))
-        self._known_items = memoryview(self.tracker.known).cast("B").cast("b")  # flat
-        self._depth_items = memoryview(self._depth)
-        self._remembered_items = memoryview(self._remembered)
-        self._mask_items = memoryview(self._mask)
-        self._base_items = [memoryview(row) for row in self._base_masks]
+        self._row_items = (float_items(views[0]), float_items(views[1]))
+        self._known_items = int_items(self.tracker.known).cast("B").cast("b")  # flat
+        self._depth_items = float_items(self._depth)
+        self._remembered_items = float_items(self._remembered)
+        self._mask_items = int_items(self._mask)
+        self._base_items = [int_items(row) for row in self._base_masks]
 
     def deck_cards(self) -> list[int]:
         return list(range(52))

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, seat_or_random
 from card_envs.core.engine import Engine
@@ -129,6 +130,8 @@ FIXED_HEAD = (("phase", NUM_PHASES), ("fromg", 1), ("top", NUM_KINDS), ("deck", 
 
 class MemoryUnoEngine(Engine):
     name = "memory_uno"
+    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
+    tracker: KnowledgeTracker
     # Views into ``_src``, the tracker's memory, ``_mask`` and ``_occ2``: rebound rather than
     # copied or pickled (memoryviews cannot be either).
     BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
@@ -296,10 +299,10 @@ class MemoryUnoEngine(Engine):
     def _bind_views(self) -> None:
         n, ns, o, src = self.num_players, self.num_slots, self._off, self._src
         # Single entries are written through memoryviews: half the cost of numpy's setitem.
-        self._sv = memoryview(src)
+        self._sv = float_items(src)
         known = self.tracker.known  # written in place only (reset, load), never replaced
-        self._known_v = memoryview(known.reshape(-1))
-        self._mask_v = memoryview(self._mask).cast("B")  # byte format, as ``_occ2``
+        self._known_v = int_items(known.reshape(-1))
+        self._mask_v = int_items(self._mask).cast("B")  # byte format, as ``_occ2``
         self._occ2_v = memoryview(self._occ2)
         self._rel_occ_v = [self._occ2_v[s * SLOTS:s * SLOTS + ns] for s in range(n)]
         # Who has seen the card now at each slot (the public record; a state field).
@@ -612,8 +615,10 @@ class MemoryUnoEngine(Engine):
         self._write_scores(out)
 
     def _write_scores(self, out: np.ndarray) -> None:
-        # One packed write costs two thirds of numpy's conversion of a short list.
-        struct.pack_into(self._scores_format, out, out.itemsize * self._scores_at,
+        # One packed write costs two thirds of numpy's conversion of a short list. (An ndarray
+        # is a writable buffer; numpy's stubs say so for Python >= 3.12 only.)
+        struct.pack_into(self._scores_format, out,  # type: ignore[arg-type]
+                         out.itemsize * self._scores_at,
                          *map(SCALED_TOTAL.__getitem__, self.totals),
                          *map(SCALED_ROUND.__getitem__, self.last_round))
 

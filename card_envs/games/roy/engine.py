@@ -48,6 +48,8 @@ JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
 
 class RoyEngine(CachedViews, Engine):
     name = "roy"
+    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
+    tracker: KnowledgeTracker
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the text: best for 2 or 3).", choices=(2, 3, 4)),
         "episode": Option("hand", "'hand': one hand per episode; 'game': play to the target.",
@@ -473,8 +475,8 @@ class RoyEngine(CachedViews, Engine):
         known.fill(-1)
         self._views_ok = False
         for i, c in enumerate(self.discard[:-1]):
-            for s in np.flatnonzero(remembered_by[i]):
-                known[s, c] = c
+            for holder in np.flatnonzero(remembered_by[i]):
+                known[holder, c] = c
         self._mask_valid = False
 
     def _after_load(self) -> None:
