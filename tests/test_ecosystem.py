@@ -1,0 +1,128 @@
+"""What researchers plug the envs into, used the way those tools' own docs use them:
+PettingZoo's wrappers, conversions and tests."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo import AECEnv
+
+from card_envs.games import GAMES
+
+GAME_NAMES = list(GAMES)
+#: Memory-Uno's rounds often end within a few random decisions; whole games play on.
+LONG = {"memory_uno": {"episode": "game"}}
+#: Episodes of a few hundred random decisions at most: traces see them end and the next dealt.
+SHORT = {**LONG, "deluxe_memory": {"num_players": 2},
+         "dogpile": {"ticks_per_second": 1, "round_seconds": (4, 3, 2)}}
+
+
+def _env_module(game: str):
+    return importlib.import_module(GAMES[game].module)
+
+
+def _masked_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+# -- PettingZoo: wrappers, conversions, its own tests ------------------------------------------
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_pettingzoo_s_classic_wrapper_chain_passes_its_api_test(game: str) -> None:
+    """PettingZoo's classic envs wrap their raw env in TerminateIllegal, AssertOutOfBounds and
+    OrderEnforcing: the same chain over ours passes PettingZoo's api_test."""
+    from pettingzoo.test import api_test
+    from pettingzoo.utils import wrappers
+
+    raw = _env_module(game).raw_env(**LONG.get(game, {}))
+    env = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)))
+    api_test(env, num_cycles=100)
+
+
+def test_terminate_illegal_wrapper_s_penalty_is_paid_once() -> None:
+    """PettingZoo's TerminateIllegalWrapper ends the episode by setting ``rewards`` itself.
+    The dead-agent steps that follow clear ``rewards`` as PettingZoo's base class does, so a
+    loop that sums ``env.rewards`` after every step counts the -1 once."""
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    raw = _env_module("dogpile").raw_env(num_players=4)
+    env = TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while env.agent_selection != "player_2":  # an offender the dead steps do not remove first
+        env.step(_masked_choice(rng, env.last()[0]["action_mask"]))
+    illegal = int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's "illegal move made"
+        env.step(illegal)
+    summed = dict(raw.rewards)
+    ref = copy.deepcopy(raw)
+    while raw.agents:
+        env.step(None)
+        AECEnv._was_dead_step(ref, None)
+        assert raw.rewards == ref.rewards
+        assert raw.agent_selection == ref.agent_selection
+        for agent, reward in raw.rewards.items():
+            summed[agent] += reward
+    assert summed == {"player_0": 0, "player_1": 0, "player_2": -1, "player_3": 0}
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_aec_to_parallel_refuses_the_turn_based_envs_by_their_metadata(game: str) -> None:
+    """PettingZoo's aec_to_parallel needs every agent to act once per cycle; these games (the
+    AEC view of Dogpile too, whose tick order rotates) do not, and say so in their metadata,
+    so PettingZoo refuses them with its own message instead of failing mid-episode."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    env = _env_module(game).env()
+    assert env.metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(env)
+
+
+def test_dogpile_parallel_env_through_parallel_to_aec_passes_pettingzoo_s_tests() -> None:
+    from pettingzoo.test import api_test, seed_test
+    from pettingzoo.utils.conversions import parallel_to_aec
+
+    from card_envs import dogpile_v0
+
+    short = SHORT["dogpile"]
+    api_test(parallel_to_aec(dogpile_v0.parallel_env(**short)), num_cycles=200)
+    seed_test(lambda: parallel_to_aec(dogpile_v0.parallel_env(**short)), num_cycles=100)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_pettingzoo_render_test(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    def env_fn(render_mode=None):
+        return _env_module(game).env(render_mode=render_mode)
+
+    render_test(env_fn)
+    assert capsys.readouterr().out  # "human" printed the table
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_state_stays_in_state_space(game: str) -> None:
+    """``env.state()`` (the seer view for a centralised critic) lies in ``state_space`` at
+    every step: PettingZoo's state_test checks only the start of a masked game."""
+    from pettingzoo.test.state_test import test_parallel_env, test_state_space
+
+    env = _env_module(game).env(**LONG.get(game, {}))
+    test_state_space(env)
+    rng = np.random.default_rng(0)
+    checked, seed = 0, 0
+    while checked < 400:
+        env.reset(seed=seed)
+        seed += 1
+        for _ in env.agent_iter(400):
+            assert env.state_space.contains(env.state()), f"state out of bounds at {checked}"
+            checked += 1
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else _masked_choice(rng, obs["action_mask"]))
+    if GAMES[game].parallel:
+        test_parallel_env(_env_module(game).parallel_env())
