@@ -1,10 +1,11 @@
 """What researchers plug the envs into, used the way those tools' own docs use them:
-PettingZoo's wrappers, conversions and tests."""
+PettingZoo's wrappers, conversions and tests; copies and pickles of live envs."""
 
 from __future__ import annotations
 
 import copy
 import importlib
+import pickle
 import warnings
 
 import numpy as np
@@ -126,3 +127,97 @@ def test_state_stays_in_state_space(game: str) -> None:
             env.step(None if term or trunc else _masked_choice(rng, obs["action_mask"]))
     if GAMES[game].parallel:
         test_parallel_env(_env_module(game).parallel_env())
+
+
+# -- copies and pickles of live envs -----------------------------------------------------------
+def _copy(env, how: str):
+    return copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+
+
+def _aec_trace(env, rng: np.random.Generator, steps: int) -> list:
+    """What ``steps`` masked random decisions show, resetting (unseeded) at each end."""
+    out: list = []
+    for _ in range(steps):
+        if not env.agents:
+            env.reset()
+            out.append("reset")
+        obs, reward, term, trunc, info = env.last()
+        out.append((env.agent_selection, obs["observation"].tobytes(),
+                    obs["action_mask"].tobytes(), reward, term, trunc, repr(info)))
+        env.step(None if term or trunc else _masked_choice(rng, obs["action_mask"]))
+    return out
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_aec_copies_continue_identically(game: str, how: str) -> None:
+    """A copy made before reset, or mid-episode, plays on exactly as the original, through
+    unseeded resets (the engine's own random stream travels with it)."""
+    module = _env_module(game)
+    fresh = _copy(module.env(**SHORT.get(game, {})), how)
+    fresh.reset(seed=1)
+    env = module.env(**SHORT.get(game, {}))
+    env.reset(seed=1)
+    _aec_trace(env, np.random.default_rng(5), 3)
+    _aec_trace(fresh, np.random.default_rng(5), 3)
+    assert not env.terminations[env.agent_selection]
+    copied = _copy(env, how)
+    expected = _aec_trace(env, np.random.default_rng(9), 600)
+    assert "reset" in expected
+    assert _aec_trace(copied, np.random.default_rng(9), 600) == expected
+    assert _aec_trace(fresh, np.random.default_rng(9), 600) == expected
+
+
+def _gym_trace(env, info: dict, rng: np.random.Generator, steps: int) -> tuple[list, dict]:
+    out: list = []
+    for _ in range(steps):
+        obs, reward, term, trunc, info = env.step(_masked_choice(rng, info["action_mask"]))
+        out.append((obs.tobytes(), reward, term, trunc, repr(info)))
+        if term or trunc:
+            obs, info = env.reset()
+            out.append((obs.tobytes(), repr(info)))
+    return out, info
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gym_copies_continue_identically(game: str, how: str) -> None:
+    """The made env (Gymnasium's wrappers included), its heuristic opponents and the learner
+    seat's stream copy along: a mid-episode copy plays on exactly as the original."""
+    import gymnasium
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make(GAMES[game].gym_id, opponent="heuristic", learner_seat="random",
+                         **SHORT.get(game, {}))
+    _, info = env.reset(seed=3)
+    _, info = _gym_trace(env, info, np.random.default_rng(2), 5)
+    copied = _copy(env, how)
+    expected, _ = _gym_trace(env, info, np.random.default_rng(4), 300)
+    assert len(expected) >= 303  # episodes ended and the next were dealt (learner seats drawn)
+    assert _gym_trace(copied, info, np.random.default_rng(4), 300)[0] == expected
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_dogpile_parallel_copies_continue_identically(how: str) -> None:
+    from card_envs import dogpile_v0
+
+    def trace(env, obs: dict, rng: np.random.Generator, steps: int) -> tuple[list, dict]:
+        out: list = []
+        for _ in range(steps):
+            if not env.agents:
+                obs, _ = env.reset()
+                out.append("reset")
+            actions = {a: _masked_choice(rng, obs[a]["action_mask"]) for a in env.agents}
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            out.append(({a: o["observation"].tobytes() for a, o in obs.items()}, rewards,
+                        terms, truncs, repr(infos)))
+        return out, obs
+
+    env = dogpile_v0.parallel_env(**SHORT["dogpile"])
+    obs, _ = env.reset(seed=2)
+    _, obs = trace(env, obs, np.random.default_rng(1), 3)
+    copied = _copy(env, how)
+    expected, _ = trace(env, obs, np.random.default_rng(3), 40)
+    assert "reset" in expected
+    assert trace(copied, obs, np.random.default_rng(3), 40)[0] == expected
