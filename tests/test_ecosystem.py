@@ -1,5 +1,10 @@
 """What researchers plug the envs into, used the way those tools' own docs use them:
-PettingZoo's wrappers, conversions and tests; copies and pickles of live envs."""
+Stable-Baselines3's vector envs, wrappers and saved models; PettingZoo's wrappers, conversions
+and tests; copies and pickles of live envs.
+
+Workers that start a fresh interpreter (SB3's default ``forkserver``, ``spawn``) know the ids
+only if the main module imports ``card_envs``: pytest's does not, so those tests name the
+``card_envs:`` form the README gives for that case."""
 
 from __future__ import annotations
 
@@ -28,6 +33,93 @@ def _env_module(game: str):
 
 def _masked_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
+
+
+# -- Stable-Baselines3 / sb3-contrib -----------------------------------------------------------
+def _learn_with_masks(venv, steps: int):
+    """MaskablePPO learns on ``venv``; every action it took was allowed by the mask it got
+    through the wrappers (``env_method("action_masks")``), and those masks were real ones."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0,
+                        device="cpu")
+    model.learn(steps)
+    buffer = model.rollout_buffer
+    actions = buffer.actions.reshape(-1).astype(int)
+    masks = buffer.action_masks.reshape(len(actions), -1).astype(bool)
+    assert masks[np.arange(len(actions)), actions].all()
+    assert not masks.all(1).any()
+    return model
+
+
+def _subproc_params() -> list:
+    fast = {("roy", None), ("roy", "spawn")}
+    return [pytest.param(game, method, id=f"{game}-{method or 'default'}",
+                         marks=() if (game, method) in fast else pytest.mark.slow)
+            for game in GAME_NAMES for method in (None, "spawn")]
+
+
+@pytest.mark.parametrize(("game", "start_method"), _subproc_params())
+def test_maskable_ppo_trains_and_evaluates_on_sb3_subproc_vec_env(game: str,
+                                                                   start_method: str | None
+                                                                   ) -> None:
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    venv = make_vec_env(f"card_envs:{GAMES[game].gym_id}", n_envs=2, seed=0,
+                        vec_env_cls=SubprocVecEnv,
+                        vec_env_kwargs={"start_method": start_method})
+    try:
+        venv.reset()
+        masks = get_action_masks(venv)
+        assert masks.shape == (2, venv.action_space.n) and masks.any(1).all()
+        model = _learn_with_masks(venv, 128)
+        mean, _ = evaluate_policy(model, venv, n_eval_episodes=2, use_masking=True,
+                                  warn=False)
+        assert -1.0 <= mean <= 1.0
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_sb3_vec_wrappers_keep_masks_and_a_saved_model_predicts(game: str, tmp_path) -> None:
+    """VecMonitor, VecNormalize and VecFrameStack pass ``env_method("action_masks")`` through:
+    MaskablePPO trains and evaluates on the stack, and a saved model, loaded with the env,
+    predicts the same legal actions."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import (
+        DummyVecEnv,
+        VecFrameStack,
+        VecMonitor,
+        VecNormalize,
+    )
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    gym_id = GAMES[game].gym_id
+    inner = DummyVecEnv([lambda: gymnasium.make(gym_id, opponent="heuristic")] * 2)
+    venv = VecFrameStack(VecNormalize(VecMonitor(inner)), n_stack=2)
+    venv.seed(0)
+    obs = venv.reset()
+    assert obs.shape == (2, 2 * inner.observation_space.shape[0])
+    expected = np.stack([env.unwrapped.action_masks() for env in inner.envs])
+    np.testing.assert_array_equal(get_action_masks(venv), expected)
+    model = _learn_with_masks(venv, 128)
+    mean, _ = evaluate_policy(model, venv, n_eval_episodes=2, use_masking=True, warn=False)
+    assert -1.0 <= mean <= 1.0
+
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", env=venv, device="cpu")
+    obs, masks = venv.reset(), get_action_masks(venv)
+    actions, _ = loaded.predict(obs, action_masks=masks, deterministic=True)
+    np.testing.assert_array_equal(
+        actions, model.predict(obs, action_masks=masks, deterministic=True)[0])
+    assert masks[np.arange(2), actions].all()
 
 
 # -- PettingZoo: wrappers, conversions, its own tests ------------------------------------------
