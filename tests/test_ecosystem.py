@@ -1,6 +1,6 @@
 """What researchers plug the envs into, used the way those tools' own docs use them:
-Stable-Baselines3's vector envs, wrappers and saved models; PettingZoo's wrappers, conversions
-and tests; copies and pickles of live envs.
+Stable-Baselines3's vector envs, wrappers and saved models; Gymnasium's vector API and
+wrappers; PettingZoo's wrappers, conversions and tests; copies and pickles of live envs.
 
 Workers that start a fresh interpreter (SB3's default ``forkserver``, ``spawn``) know the ids
 only if the main module imports ``card_envs``: pytest's does not, so those tests name the
@@ -120,6 +120,132 @@ def test_sb3_vec_wrappers_keep_masks_and_a_saved_model_predicts(game: str, tmp_p
     np.testing.assert_array_equal(
         actions, model.predict(obs, action_masks=masks, deterministic=True)[0])
     assert masks[np.arange(2), actions].all()
+
+
+# -- Gymnasium's vector API and wrappers -------------------------------------------------------
+def _vector_trace(venv, steps: int) -> list:
+    """Steps with actions drawn from the batched ``infos["action_mask"]``, checking
+    Gymnasium 1.x's next-step autoreset: the step after an episode ends deals the next one
+    (reset's info, ``redeals``) and pays nothing, whatever action it was given."""
+    rng = np.random.default_rng(0)
+    n = venv.num_envs
+    obs, infos = venv.reset(seed=[11, 12])
+    out = [obs.tobytes()]
+    ended = np.zeros(n, bool)
+    episodes = 0
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        assert masks.shape == (n, venv.single_action_space.n)
+        actions = np.array([_masked_choice(rng, m) for m in masks])
+        obs, rewards, terms, truncs, infos = venv.step(actions)
+        redealt = infos.get("_redeals", np.zeros(n, bool))
+        np.testing.assert_array_equal(redealt, ended)
+        assert not rewards[ended].any() and not terms[ended].any()
+        ended = terms | truncs
+        episodes += int(ended.sum())
+        out.append((obs.tobytes(), rewards.tolist(), terms.tolist(), truncs.tolist()))
+    assert episodes >= 2, "no episode ended: autoreset went unchecked"
+    return out
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gymnasium_vector_envs_batch_masks_and_autoreset(game: str) -> None:
+    """``make_vec`` (sync and async) and Sync/AsyncVectorEnv over ``gymnasium.make`` thunks
+    play the same games from the same seeds, in this process or in workers."""
+    import gymnasium
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    gym_id = GAMES[game].gym_id
+    config = {"opponent": "heuristic", **SHORT.get(game, {})}
+    steps = 150 if game in ("deluxe_memory", "dogpile", "mega_memory") else 60
+    venvs = [
+        gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode="sync", **config),
+        gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode="async", **config),
+        SyncVectorEnv([lambda: gymnasium.make(gym_id, **config)] * 2),
+        AsyncVectorEnv([lambda: gymnasium.make(f"card_envs:{gym_id}", **config)] * 2),
+    ]
+    try:
+        traces = [_vector_trace(venv, steps) for venv in venvs]
+    finally:
+        for venv in venvs:
+            venv.close()
+    assert all(trace == traces[0] for trace in traces[1:])
+
+
+def test_gymnasium_same_step_autoreset_and_episode_statistics() -> None:
+    """With ``AutoresetMode.SAME_STEP`` the ended episode's last observation and info (its
+    result) are in ``final_obs`` / ``final_info``, and the mask given is the new deal's."""
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    venv = RecordEpisodeStatistics(gymnasium.make_vec(
+        "card_envs/Roy-v0", num_envs=2, vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}))
+    rng = np.random.default_rng(0)
+    _, infos = venv.reset(seed=0)
+    returns, ended = np.zeros(2), 0
+    for _ in range(100):
+        actions = np.array([_masked_choice(rng, m) for m in infos["action_mask"]])
+        _, rewards, terms, truncs, infos = venv.step(actions)
+        returns += rewards
+        for i in np.flatnonzero(terms | truncs):
+            ended += 1
+            assert infos["final_info"]["_result"][i] and infos["final_obs"][i] is not None
+            assert infos["_redeals"][i] and not infos["action_mask"][i].all()
+            assert infos["episode"]["r"][i] == pytest.approx(returns[i])
+            returns[i] = 0
+    assert ended >= 2
+
+
+def test_gymnasium_make_vec_s_fresh_workers_need_no_import() -> None:
+    """``make_vec`` hands its workers the registered entry point, not the id: spawned workers
+    build the env without importing ``card_envs`` first (the README says so)."""
+    import gymnasium
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    venv = gymnasium.make_vec("card_envs/Roy-v0", num_envs=2, vectorization_mode="async",
+                              vector_kwargs={"context": "spawn"})
+    try:
+        _, infos = venv.reset(seed=0)
+        assert infos["action_mask"].any(1).all()
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gymnasium_wrappers(game: str) -> None:
+    """TimeLimit (``max_episode_steps``), RecordEpisodeStatistics, FlattenObservation and
+    NormalizeObservation over the made env; ``get_wrapper_attr`` reaches ``action_masks``."""
+    import gymnasium
+    from gymnasium.wrappers import (
+        FlattenObservation,
+        NormalizeObservation,
+        RecordEpisodeStatistics,
+    )
+
+    import card_envs  # noqa: F401  (registers the ids)
+
+    made = gymnasium.make(GAMES[game].gym_id, max_episode_steps=5)
+    env = RecordEpisodeStatistics(NormalizeObservation(FlattenObservation(made)))
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    truncated = 0
+    for _ in range(60):
+        mask = env.get_wrapper_attr("action_masks")()
+        np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
+        obs, _, term, trunc, info = env.step(_masked_choice(rng, mask))
+        assert obs.shape == env.observation_space.shape
+        if term or trunc:
+            assert info["episode"]["l"] <= 5
+            truncated += trunc and info["episode"]["l"] == 5
+            obs, info = env.reset()
+    assert truncated
 
 
 # -- PettingZoo: wrappers, conversions, its own tests ------------------------------------------
