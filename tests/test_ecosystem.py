@@ -53,6 +53,8 @@ def _learn_with_masks(venv, steps: int):
 
 
 def _subproc_params() -> list:
+    """ROY runs by default; the other games (a few seconds each: every worker imports torch)
+    under ``-m slow``."""
     fast = {("roy", None), ("roy", "spawn")}
     return [pytest.param(game, method, id=f"{game}-{method or 'default'}",
                          marks=() if (game, method) in fast else pytest.mark.slow)
