@@ -216,8 +216,9 @@ class CardAECEnv(AECEnv):
             if self._skip_agent_selection is not None:
                 self.agent_selection = self._skip_agent_selection
             self._skip_agent_selection = None
-        if self._rewards_dirty:  # only the first dead step finds the final rewards
-            self._clear_step_rewards()
+        # Every dead step, as PettingZoo's: a wrapper may have set the rewards behind our
+        # bookkeeping (TerminateIllegalWrapper does), and its penalty must be paid once.
+        self._clear_step_rewards()
 
     def _clear_step_rewards(self) -> None:
         for a in self.rewards:
