@@ -814,6 +814,26 @@ CATALOG: tuple[Mutant, ...] = (
         why="every game forgets the same cards, whatever its seed",
     ),
     Mutant(
+        id="core-dead-step-keeps-a-wrapper-s-penalty",
+        area="core",
+        path=AEC_ENV,
+        old="its penalty must be paid once.\n        self._clear_step_rewards()",
+        new=("its penalty must be paid once.\n"
+             "        self._rewards_dirty and self._clear_step_rewards()"),
+        tests=("tests/test_ecosystem.py::test_terminate_illegal_wrapper_s_penalty_is_paid_once",),
+        why="TerminateIllegalWrapper's -1 stays in env.rewards through every dead-agent step",
+    ),
+    Mutant(
+        id="core-resample-hidden-takes-any-seat",
+        area="core",
+        path=ENGINE,
+        old="self._resample_hidden(self.check_seat(seat), rng)",
+        new="self._resample_hidden(seat, rng)",
+        tests=("tests/test_api_conventions.py::"
+               "test_a_bare_engine_s_resample_hidden_refuses_a_seat_that_is_not_one",),
+        why="seat -1 redraws the last seat's unknowns; ROY takes seats past the table",
+    ),
+    Mutant(
         id="core-max-steps-ignored",
         area="core",
         path=ENGINE,
@@ -831,6 +851,16 @@ CATALOG: tuple[Mutant, ...] = (
         new="other = -1.0 if mode",
         tests=("tests/test_training.py::test_vecenv_zero_sum_rewards_pay_the_learner_its_margin",),
         why="zero_sum subtracts the sum of the other seats' rewards, not their mean",
+    ),
+    Mutant(
+        id="tr-pool-keeps-an-oversized-state",
+        area="training",
+        path=SELFPLAY,
+        old="        if len(state[\"steps\"]) > self.size:",
+        new="        if False:",
+        tests=("tests/test_training.py::"
+               "test_a_pool_refuses_a_state_with_more_snapshots_than_it_keeps",),
+        why="a pool loads more snapshots than its pool_size and keeps them for good",
     ),
     Mutant(
         id="tr-latest-prob-inverted",
