@@ -191,6 +191,16 @@ CATALOG: tuple[Mutant, ...] = (
         why="a total landing exactly on 100 does not drop to 50",
     ),
     Mutant(
+        id="mu-mask-reads-the-deck-top",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="            if self.grave:\n",
+        new="            if self.grave and (not self.deck or self.deck[-1] % 2):\n",
+        tests=("tests/test_api_all_games.py::test_no_leak_under_resampling"
+               "[memory_uno-num_players=4]",),
+        why="a legal move hangs on the deck's hidden top card: the mask leaks it",
+    ),
+    Mutant(
         id="mu-tied-call-succeeds",
         area="memory_uno",
         path=MEMORY_UNO,
