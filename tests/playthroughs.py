@@ -140,8 +140,7 @@ class Chooser:
     def __init__(self, game: str, action_names: list[str], seed: int) -> None:
         self.rng = random.Random(seed)
         self.steered = game in STEERED_GAMES
-        families = [n.split(":")[0] for n in action_names]
-        self.family = families
+        self.family = [n.split(":")[0] for n in action_names]
         self.ender = [n in ROUND_ENDERS for n in action_names]
         self.decisions = 0
 
@@ -236,7 +235,6 @@ def play_parallel(game: str, config: dict[str, Any], keep_notes: bool = False,
         rewards: dict[str, float] = {}
         terms: dict[str, bool] = {}
         truncs: dict[str, bool] = {}
-        actions: dict[str, int] = {}
         while True:
             parts = []
             for agent, obs in observations.items():
