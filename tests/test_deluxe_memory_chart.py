@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from card_envs.core.cards import card_id
@@ -14,6 +15,7 @@ from card_envs.games.deluxe_memory.engine import (
     FOUR_SQUARE,
     JACK_PLAYER,
     KING_CHOICE,
+    NOMATCH,
     PICK1,
     QUEEN_GIVER,
     QUEEN_RECEIVER,
@@ -508,3 +510,51 @@ def test_a_skip_waits_for_the_next_regular_turn_and_is_observed() -> None:
     assert view(engine, 2)["skips"][2] == 0.25  # seat 1 is two to seat 2's left
     play(engine, "stop")
     assert engine.current_player == 2
+
+
+def test_a_stolen_effect_is_observed_as_the_holders_with_its_extra_turn() -> None:
+    """RULES.md Observation: `turn_owner`, `effect_owner`, `extra_turns` (/ 4) and
+    `effect_rank`, relative to the observer. Seat 1 matches mixed Fives on its own turn; seat
+    0's Ten pair takes the effect: seat 0 decides and is owed the extra turn."""
+    engine = deal({"a2": "TC", "a3": "TD", "b1": "5C", "b2": "5H"})
+    play(engine, "cell:a2", "cell:a3")  # seat 0 keeps the Tens
+    play(engine, "cell:b1", "cell:b2")  # seat 1's mixed Fives: seat 0's effect
+    assert engine.phase == FIVE_CROSS and engine.current_player == 0
+    for seat in range(3):  # offsets: seat 1 is (1 - seat) % 3 places to the left
+        v = view(engine, seat)
+        assert np.flatnonzero(v["turn_owner"]).tolist() == [(1 - seat) % 3]
+        assert np.flatnonzero(v["effect_owner"]).tolist() == [(0 - seat) % 3]
+        assert np.flatnonzero(v["actor"]).tolist() == [(0 - seat) % 3]
+        assert v["extra_turns"].tolist() == [0.25 if k == (0 - seat) % 3 else 0.0
+                                             for k in range(3)]
+        assert np.flatnonzero(v["effect_rank"]).tolist() == [4]  # the Five
+    play(engine, "cell:e4")  # the cross; seat 0's extra turn begins
+    v = view(engine, 0)
+    assert not v["extra_turns"].any() and np.flatnonzero(v["turn_owner"]).tolist() == [0]
+
+
+def test_observed_second_pick_stake_chosen_players_and_reveal_count() -> None:
+    """RULES.md Observation: `second_pick` (public), `amount` (tokens at stake / 13),
+    `chosen_players` (players chosen so far, relative) and `counter` (reveals used / 4)."""
+    engine = deal({"c1": "2S", "c2": "3S"})
+    play(engine, "cell:c1", "cell:c2")  # no match: seat 0 decides how they go back
+    assert engine.phase == NOMATCH
+    for seat in range(3):
+        v = view(engine, seat)
+        assert np.flatnonzero(v["first_pick"]).tolist() == [cell("c1")]
+        assert np.flatnonzero(v["second_pick"]).tolist() == [cell("c2")]
+    engine = deal({"a2": "KD", "a3": "KH"})
+    play(engine, "cell:a2", "cell:a3")  # red Kings: 13 tokens to a player of seat 0's choice
+    assert view(engine, 0)["amount"].tolist() == [1.0]
+    engine = deal({"a2": "QC", "a3": "QD"})
+    play(engine, "cell:a2", "cell:a3")  # mixed Queens: six tokens change hands
+    assert engine.phase == QUEEN_GIVER
+    assert view(engine, 2)["amount"].tolist() == [pytest.approx(6 / 13)]
+    play(engine, "target:+1")  # seat 1 gives
+    assert np.flatnonzero(view(engine, 0)["chosen_players"]).tolist() == [1]
+    assert np.flatnonzero(view(engine, 2)["chosen_players"]).tolist() == [2]
+    engine = deal({"a2": "3C", "a3": "3H", "c1": "9C", "c2": "9D"})
+    play(engine, "cell:a2", "cell:a3", "cell:c1")
+    assert engine.phase == THREE_REVEAL and view(engine, 1)["counter"].tolist() == [0.25]
+    play(engine, "cell:c2")
+    assert view(engine, 0)["counter"].tolist() == [0.5]

@@ -391,6 +391,52 @@ def test_both_boneathons_give_a_hundred() -> None:
     assert e.boneathon_by == [0, 0]
 
 
+def test_observation_shows_own_paws_state_and_place_in_the_tick() -> None:
+    """RULES.md Observation: `own_paws` (occupied + bone), `own_state` (free / digging /
+    burying, and which paw bone) and `order_position` (own place in this tick's order /
+    (n-1)); with `tick_order="rotate"` tick t starts with seat t mod n."""
+    e = engine({0: "AH"}, **SHORT)
+    for seat in range(3):  # tick 0: order 0, 1, 2
+        assert observation(e, seat)["order_position"].tolist() == [seat / 2]
+    assert observation(e, 0)["own_state"].tolist() == [1, 0, 0, 0, 0, 0]  # free
+    act(e, 0, "dig:00")
+    assert observation(e, 0)["own_state"].tolist() == [0, 1, 0, 0, 0, 0]  # digging the AH
+    act(e, 1, "wait")
+    act(e, 2, "wait")  # tick 1: order 1, 2, 0
+    assert [observation(e, s)["order_position"][0] for s in range(3)] == [1.0, 0.0, 0.5]
+    act(e, 1, "wait")
+    act(e, 2, "wait")
+    act(e, 0, "keep")
+    paws = observation(e, 0)["own_paws"].reshape(3, 19)
+    assert paws[:, 0].tolist() == [1, 0, 0] and code_at(paws[0, 1:]) == "AH"
+    assert observation(e, 0)["own_state"].tolist() == [1, 0, 0, 0, 0, 0]
+    turn(e, 0, "bury:0")
+    assert observation(e, 0)["own_state"].tolist() == [0, 0, 1, 1, 0, 0]  # burying paw 0
+
+
+def test_observation_shows_the_scores_own_first_the_round_and_the_phase() -> None:
+    """RULES.md Observation: `totals`, `last_round_loot` (/ 100) and `bones` (/ 9), own seat
+    first; `round` (one-hot) and `phase` (play, sniff, shuffle, over)."""
+    e = engine({0: "AH", 1: "2H", 2: "3H", 3: "KS", 4: "KH", 5: "KD", 6: "JS", 7: "QS",
+                8: "KC"}, **SHORT)
+    v = observation(e, 1)
+    assert v["round"].tolist() == [1, 0, 0] and v["phase"].tolist() == [1, 0, 0, 0]
+    collect(e, {0: [0, 1, 2], 1: [3, 4, 5], 2: [6, 7, 8]})  # loot 21, 49, 36; player_0 sniffs
+    v = observation(e, 1)
+    assert v["totals"].tolist() == pytest.approx([0.49, 0.36, 0.21])
+    assert v["last_round_loot"].tolist() == pytest.approx([0.49, 0.36, 0.21])
+    assert v["bones"].tolist() == pytest.approx([1 / 3] * 3)
+    assert v["round"].tolist() == [1, 0, 0] and v["phase"].tolist() == [0, 1, 0, 0]
+    for slot in (20, 21, 22):
+        act(e, 0, f"dig:{slot:02d}")
+    assert observation(e, 2)["phase"].tolist() == [0, 0, 1, 0]  # player_1 shuffles
+    for slot in (20, 21, 22):
+        act(e, 1, f"down:{slot:02d}")
+    v = observation(e, 2)
+    assert v["round"].tolist() == [0, 1, 0] and v["phase"].tolist() == [1, 0, 0, 0]
+    assert v["totals"].tolist() == pytest.approx([0.36, 0.21, 0.49])
+
+
 def test_bone_in_motion_at_the_buzzer_stays_in_the_paw() -> None:
     e = engine({0: "KH", 1: "QH", 2: "9S"}, ticks_per_second=1, round_seconds=(3, 3, 3))
     tick(e, {0: "dig:00"})

@@ -645,6 +645,34 @@ def test_observation_shows_the_pending_decision() -> None:
     assert card_code(int(np.argmax(view(e, 1)["second_card"]))) == "JS"
 
 
+def test_observation_shows_pile_sizes_the_dig_and_both_seats_scores() -> None:
+    """RULES.md Observation: `deck_size`, `discard_size` (/ 52), `dug` (the cards dug into a
+    pending discard-pile score), `my_scored` / `opp_scored` (public) and `round_points` (best
+    regrouping / 32, own first), on section 5's digging example."""
+    e = new_game(stacked([["9D"], ["KC"], ["2H"], ["JS"]], deck=["5H", "7C", "5S", "5C", "5D"]))
+    arrange(e, deck=["5H"], discard=["7C", "5S", "5C", "5D"])  # 20 cards left in the deck
+
+    def sizes(seat: int) -> tuple[int, int]:
+        v = view(e, seat)
+        return round(float(v["deck_size"][0]) * 52), round(float(v["discard_size"][0]) * 52)
+
+    assert sizes(0) == sizes(1) == (20, 4)
+    play(e, "reveal:deck", "flip:discard")
+    assert sizes(0) == (19, 3) and not view(e, 0)["dug"].any()
+    play(e, "dig")  # 5C joins the pending score
+    for seat in (0, 1):
+        assert codes(np.flatnonzero(view(e, seat)["dug"])) == ["5C"]
+    assert sizes(0) == (19, 2)
+    play(e, "dig", "dig")  # 5S joins, 7C misses and goes back: 5H 5D 5C 5S scored (5 points)
+    scored = ["5C", "5D", "5H", "5S"]
+    v0, v1 = view(e, 0), view(e, 1)
+    assert codes(np.flatnonzero(v0["my_scored"])) == scored and not v0["opp_scored"].any()
+    assert codes(np.flatnonzero(v1["opp_scored"])) == scored and not v1["my_scored"].any()
+    assert v0["round_points"].tolist() == [5 / 32, 0.0]
+    assert v1["round_points"].tolist() == [0.0, 5 / 32]
+    assert not v1["dug"].any() and sizes(1) == (19, 1)
+
+
 def test_observation_tells_each_seat_whether_it_dealt() -> None:
     """RULES.md, Observation: `is_dealer` is 1 in the dealer's view only (seat 1 deals here)."""
     e = new_game(stacked(QUIET_TOPS))

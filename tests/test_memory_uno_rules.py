@@ -697,6 +697,42 @@ def test_observation_is_relative_and_hides_what_a_seat_cannot_know() -> None:
     assert v1["turn_player"].tolist() == [0, 1]
 
 
+def test_observation_shows_the_table_counts_the_lock_and_the_selected_card() -> None:
+    """RULES.md Observation, the fields a scenario's play does not otherwise read back:
+    `grave_memory` (buried graveyard cards per kind / copies), `locked_stack`, `selected`
+    (the emptied position awaiting a give), `deck_size` / `grave_size` (/ 54), `round_turns`
+    (/ 100), all with seats in offset order (own first)."""
+    e = mu(LOCK_HANDS, draws=["5H"])  # 54 - 3 x 4 = 42 cards in the deck
+    play(e, "draw_deck", "discard")  # the 5H lands on the empty graveyard
+    v = view(e, 1)
+    assert round(float(v["deck_size"][0]) * 54) == 41 and round(float(v["grave_size"][0]) * 54) == 1
+    assert not v["grave_memory"].any() and not v["locked_stack"].any()  # the top is not buried
+    assert v["round_turns"].tolist() == [pytest.approx(0.01)]
+    play(e, "throw:0.2")  # seat 1 fires its own 5S onto the 5H: stack 1 locked
+    for seat in range(3):
+        v = view(e, seat)
+        assert v["grave_memory"][4] == 0.25 and v["grave_memory"].sum() == 0.25  # one 5 of 4
+        assert round(float(v["grave_size"][0]) * 54) == 2
+        assert np.flatnonzero(v["locked_stack"]).tolist() == [(1 - seat) % 3]
+    play(e, "throw:0.3", "throw:1.3")  # seat 2 fires its 5D; seat 0 fires seat 1's 5C
+    assert e.phase == GIVE and e.current_player == 0 and e.locked == 1
+    assert view(e, 0)["grave_memory"][4] == 0.75  # 5H 5S 5D buried under the 5C
+    # seat 1's position 3 awaits seat 0's give: offset 1 for seat 0, offset 2 for seat 2
+    assert np.flatnonzero(view(e, 0)["selected"]).tolist() == [SLOTS + 3]
+    assert np.flatnonzero(view(e, 2)["selected"]).tolist() == [2 * SLOTS + 3]
+
+
+def test_observation_shows_totals_and_last_rounds_points_own_first() -> None:
+    """RULES.md Observation: `totals` (/ 100) and `last_round` (points added last round / 100),
+    own seat first, then the seats to its left."""
+    hands = [["AC", "2C", "3C", "4C"], ["TC", "TD", "TH", "TS"], ["9C", "9D", "9H", "X1"]]
+    e = _game_call([45, 5, 20], hands)  # seat 0 calls: +10, +40, +27
+    assert e.totals == [55, 45, 47] and e.round_number == 2
+    v = view(e, 1)
+    assert v["totals"].tolist() == pytest.approx([0.45, 0.47, 0.55])
+    assert v["last_round"].tolist() == pytest.approx([0.40, 0.27, 0.10])
+
+
 def test_action_names_and_sizes() -> None:
     e = MemoryUnoEngine()
     assert e.num_actions == 14 + 16 * 4 and e.action_name(CALL) == "call"

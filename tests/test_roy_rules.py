@@ -522,6 +522,25 @@ def test_observation_shows_the_penalty_this_turn_has_built() -> None:
     assert _decoded(e, 0)["king_of_spades_played"].tolist() == [0.0]
 
 
+def test_observation_shows_the_announced_suit_and_the_deck_size() -> None:
+    """RULES.md Observation: `announced_suit` (after a wild Jack: the suit the next player must
+    follow, shown to every seat until a card is discarded on the Jack) and `deck_size` (/ 52)."""
+    e = roy([["JC", "2D", "3D", "4D", "6D", "7D", "8D"],
+             ["KS", "QH", "JD", "2C", "3C", "4C", "5S"]],
+            "9H", draws=["8C"])
+    for seat in (0, 1):
+        view = _decoded(e, seat)
+        assert not view["announced_suit"].any()
+        assert view["deck_size"].tolist() == [pytest.approx(37 / 52)]  # 52 - 2 x 7 - starter
+    play(e, "wild:JC>S")
+    for seat in (0, 1):
+        assert _decoded(e, seat)["announced_suit"].tolist() == [0.0, 0.0, 0.0, 1.0]  # C D H S
+    play(e, "play:5S")  # a card on the Jack: the announced suit lapses
+    assert not _decoded(e, 1)["announced_suit"].any() and e.current_player == 0
+    play(e, "draw")  # seat 0 (diamonds only on the 5S) draws the 8C
+    assert _decoded(e, 1)["deck_size"].tolist() == [pytest.approx(36 / 52)]
+
+
 def test_action_constants() -> None:
     e = RoyEngine()
     assert e.action_name(DRAW) == "draw" and e.action_name(END) == "end"
