@@ -137,6 +137,8 @@ class Chooser:
     ...) uniformly, then one of its actions, and no ``call`` for the episode's first
     :data:`KEEP_PLAYING` decisions (a random seat calls the round within a few decisions)."""
 
+    # tests/steer.py's steered_move, written again on purpose: it draws from a numpy Generator,
+    # whose choice() stream numpy does not promise to keep across versions; a recording must.
     def __init__(self, game: str, action_names: list[str], seed: int) -> None:
         self.rng = random.Random(seed)
         self.steered = game in STEERED_GAMES
