@@ -478,7 +478,7 @@ def test_effects_that_need_face_down_cards_are_skipped_without_them() -> None:
     for c in range(56):
         if engine.grid[c] >= 0 and c not in (cell("a2"), cell("a3")):
             engine.face_up[c] = True
-            engine.tracker.show_all(c, engine.grid[c])
+            engine._show_all(c, engine.grid[c])
     engine._rebuild_caches()
     play(engine, "cell:a2", "cell:a3", "target:+0")  # gain; the loss goes to seat 1 by itself
     assert engine.tokens == [21, 19]

@@ -484,6 +484,46 @@ def test_no_memory_keeps_a_look_for_the_next_decision_only() -> None:
     assert seen(engine, 0, "a2") is None and seen(engine, 0, "c4") is None
 
 
+def seen_by(engine: DeluxeMemoryEngine, observer: int, name: str) -> set[int]:
+    """Who ``observer``'s observation says has seen the card on a cell (0: itself, 1: the
+    player to its left, ...)."""
+    block = view(engine, observer)["seen_by"].reshape(engine.num_players, NUM_CELLS)
+    return set(np.flatnonzero(block[:, cell(name)]).tolist())
+
+
+def test_who_has_seen_a_face_down_card_is_public_and_never_forgotten() -> None:
+    """RULES.md, Observation: every look is chosen in view, so who has seen which card is
+    public; memory settings forget the card, not the look."""
+    engine = deal({"a2": "5C", "c4": "9D", "d1": "2S", "d2": "3S", "e1": "4S", "e2": "6S"},
+                  memory="none")
+    _show_two(engine)  # seat 0 looks at a2 and c4 and hides both
+    assert seen_by(engine, 0, "a2") == {0} and seen_by(engine, 1, "a2") == {2}
+    assert seen_by(engine, 2, "c4") == {1} and seen_by(engine, 1, "b5") == set()
+    assert seen(engine, 1, "a2") is None  # that seat 0 looked, not what it saw
+    play(engine, "cell:d1", "cell:d2", "nomatch:show")  # face up: everyone has seen them
+    assert seen_by(engine, 2, "d1") == {0, 1, 2}
+    play(engine, "cell:e1", "cell:e2", "nomatch:show")
+    play(engine, "cell:f1")  # seat 0's next decision: it forgets a2 and c4 (memory none)...
+    assert seen(engine, 0, "a2") is None
+    assert seen_by(engine, 0, "a2") == {0} and seen_by(engine, 0, "f1") == {0}  # ...not that
+
+
+def test_who_has_seen_a_card_follows_it_when_swapped_and_leaves_with_it() -> None:
+    from card_envs.games.deluxe_memory.engine import TWO_LOOK
+
+    engine = deal({"a2": "2C", "a3": "2D", "c3": "KS", "d1": "5S", "f6": "4H"}, num_players=2)
+    play(engine, "cell:c3", "cell:d1", "nomatch:hide_both")  # seat 0 has seen KS and 5S
+    play(engine, "cell:a2")
+    assert seen_by(engine, 0, "a2") == {1}
+    play(engine, "cell:a3")  # seat 1's mixed Twos: look at two cards and swap them
+    assert engine.phase == TWO_LOOK
+    assert seen_by(engine, 0, "a2") == set() and seen_by(engine, 1, "a3") == set()  # matched
+    play(engine, "cell:c3", "cell:f6")
+    assert engine.grid[cell("f6")] == card_id("KS") and engine.grid[cell("c3")] == card_id("4H")
+    assert seen_by(engine, 0, "f6") == {0, 1}  # KS: seat 0 saw it before, seat 1 now
+    assert seen_by(engine, 0, "c3") == {1} and seen_by(engine, 1, "c3") == {0}  # 4H: seat 1
+
+
 def test_forgetting_probability_lies_between() -> None:
     kept = []
     for p in (0.0, 0.5, 1.0):

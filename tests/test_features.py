@@ -82,8 +82,12 @@ def test_deluxe_features_find_known_pairs_and_the_first_cards_mate() -> None:
     for cell, code in {10: "5S", 20: "5C", 30: "5H", 40: "KD"}.items():
         cards[cell] = CARD_FEAT[card_id(code)]
     v["first_pick"][30] = 1.0
+    seen = v["seen_by"].reshape(2, NUM_CELLS)
+    seen[1, [10, 20, 40, 50]] = 1.0  # the opponent has seen the 5S, 5C, KD and an unknown card
+    seen[0, [10, 20, 30, 40]] = 1.0  # the observer's own looks: no bearing on either feature
     f = derived("deluxe_memory", {"num_players": 2}, obs).reshape(PER_CELL, NUM_CELLS)
-    known, unknown, has_mate, colour_mate, matches_first, same_colour, pair_value = f
+    (known, unknown, has_mate, colour_mate, matches_first, same_colour, pair_value,
+     seen_by_other, exposed) = f
     assert set(np.flatnonzero(known)) == {10, 20, 30, 40}
     assert unknown[0] == 1.0 and unknown[10] == 0.0
     assert set(np.flatnonzero(has_mate)) == {10, 20, 30}
@@ -91,6 +95,28 @@ def test_deluxe_features_find_known_pairs_and_the_first_cards_mate() -> None:
     assert set(np.flatnonzero(matches_first)) == {10, 20}  # not the first card itself
     assert not same_colour.any()  # the first card is red, its known mates black
     assert pair_value[10] == pytest.approx(5 / 13) and pair_value[40] == 0.0
+    assert set(np.flatnonzero(seen_by_other)) == {10, 20, 40, 50}
+    # It can match 5S with 5C; the 5H it has not seen; the KD has no known mate.
+    assert set(np.flatnonzero(exposed)) == {10, 20}
+
+
+def test_deluxe_exposed_pairs_need_one_player_to_have_seen_both_cards() -> None:
+    from card_envs.games.deluxe_memory.engine import CARD_FEAT, CARD_FEATURES, NUM_CELLS
+    from card_envs.games.deluxe_memory.features import PER_CELL
+
+    config = {"num_players": 3}
+    obs = np.zeros(make_engine("deluxe_memory", **config).layout.size, np.float32)
+    v = make_engine("deluxe_memory", **config).layout.decode(obs)
+    v["present"][:] = 1.0
+    cards = v["cards"].reshape(NUM_CELLS, CARD_FEATURES)
+    for cell, code in {10: "5S", 20: "5C", 30: "9D", 40: "9H"}.items():
+        cards[cell] = CARD_FEAT[card_id(code)]
+    seen = v["seen_by"].reshape(3, NUM_CELLS)
+    seen[1, [10, 30, 40]] = 1.0  # the next player has seen one five and both nines
+    seen[2, 20] = 1.0  # the one after it the other five
+    f = derived("deluxe_memory", config, obs).reshape(PER_CELL, NUM_CELLS)
+    assert set(np.flatnonzero(f[-2])) == {10, 20, 30, 40}
+    assert set(np.flatnonzero(f[-1])) == {30, 40}
 
 
 # -- Mega Mem-Ory --------------------------------------------------------------------------------

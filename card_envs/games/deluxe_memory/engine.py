@@ -119,7 +119,8 @@ def cell_name(cell: int | np.integer[Any]) -> str:
 
 
 class DeluxeMemoryEngine(CachedViews, Engine):
-    BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks")
+    BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks", "_seen_cols", "_seen_view_cols",
+                   "_views_flat")
     name = "deluxe_memory"
     #: Built by ``_build`` for every config (memory modes differ in forgetting only).
     tracker: KnowledgeTracker
@@ -156,7 +157,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         "grid", "face_up", "discard", "kept", "tokens", "bank", "active", "skips",
         "extra_turns", "rotation", "turn_owner", "turn_offer", "phase", "effect_owner",
         "effect_rank", "amount", "picks", "sel_cells", "sel_players", "area", "counter",
-        "tracker",
+        "tracker", "seen",
     )
 
     # -- construction ----------------------------------------------------------------------
@@ -197,6 +198,9 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         assert self._off["face_up"] == NUM_CELLS and self._off["present"] == 0
 
         self.tracker = KnowledgeTracker(n, NUM_CELLS, self.memory)
+        # seen[seat, cell]: seat has looked at the card now on cell. Public (every look is
+        # chosen in view) and never forgotten, unlike the tracker's memory of the card itself.
+        self.seen = np.zeros((n, NUM_CELLS), dtype=np.int8)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._mask_valid = False
         self._present = np.zeros(NUM_CELLS, dtype=np.int8)
@@ -223,6 +227,12 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self._fp0, self._sp0 = o["first_pick"], o["second_pick"]
         self._ph0, self._actor0, self._owner0 = o["phase"], o["actor"], o["turn_owner"]
         self._t0, self._r0 = o["tokens"], o["removed"]
+        self._seen0 = o["seen_by"]
+        # Where a look by ``seat`` shows in each seat's view (its block is relative to the
+        # viewer): flat offsets into ``_views``, cell 0.
+        size = self.layout.size
+        self._seen_offsets = [[v * size + self._seen0 + (seat - v) % n * NUM_CELLS
+                               for v in range(n)] for seat in range(n)]
         assert (o["bank"], o["active"], o["shields"], o["ten_pairs"], o["skips"],
                 o["extra_turns"], o["offer_pay"], o["removed"]) == tuple(
             self._t0 + k for k in (n, n + 1, 2 * n + 1, 3 * n + 1, 4 * n + 1, 5 * n + 1,
@@ -234,10 +244,15 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         # Every seat's entries for one cell, prebuilt: filling a ready view costs a fraction
         # of slicing ``[:, cell]`` at each card event.
         known, views, c0 = self.tracker.known, self._views, self._c0
+        self._views_flat = views.reshape(-1)  # a view: _views is contiguous
         self._known_cols = [known[:, c] for c in range(NUM_CELLS)]
         self._face_cols = [views[:, NUM_CELLS + c] for c in range(NUM_CELLS)]
         self._card_blocks = [views[:, c0 + c * CARD_FEATURES:c0 + (c + 1) * CARD_FEATURES]
                              for c in range(NUM_CELLS)]
+        s0, end = self._seen0, self._seen0 + self.num_players * NUM_CELLS
+        self._seen_cols = [self.seen[:, c] for c in range(NUM_CELLS)]
+        # Every viewer's entries for every looker at one cell: (viewers, lookers), strided.
+        self._seen_view_cols = [views[:, s0 + c:end:NUM_CELLS] for c in range(NUM_CELLS)]
 
     def _make_layout(self) -> ObsLayout:
         n = self.num_players
@@ -266,6 +281,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         lay.add("extra_turns", n)  # queued extra turns / 4
         lay.add("offer_pay", 1)  # this turn is a Seven's extra turn
         lay.add("removed", 27)  # cards off the grid: 13 ranks x (black, red), jokers; / 2
+        lay.add("seen_by", n * NUM_CELLS)  # per player (own seat first): has seen the card there
         return lay
 
     def deck_cards(self) -> list[int]:
@@ -316,6 +332,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         for cell, card in zip(self.used_cells, order, strict=True):
             self.grid[cell] = card
         self.tracker.known.fill(-1)
+        self.seen.fill(0)
         self._rebuild_caches()
         self.rotation = first
         self._start_turn(first, False)
@@ -716,7 +733,9 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         idx = REMOVED_INDEX[card]
         self._removed[idx] += 0.5
         self.tracker.conceal(cell)
+        self._seen_cols[cell].fill(0)
         if self._views_ok:
+            self._seen_view_cols[cell].fill(0.0)
             views = self._views
             views[:, cell] = 0.0  # present
             views[:, NUM_CELLS + cell] = 0.0  # face_up
@@ -728,14 +747,23 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         """``seat`` alone looks at the card at ``cell``."""
         card = self.grid[cell]
         self.tracker.known[seat, cell] = card  # tracker.show(cell, card, (seat,)), inlined
+        first_look = not self.seen[seat, cell]
+        if first_look:
+            self.seen[seat, cell] = 1
         if self._views_ok:
             c = self._c0 + cell * CARD_FEATURES
             self._views[seat, c:c + CARD_FEATURES] = FEAT_ROWS[card]
+            if first_look:
+                flat = self._views_flat
+                for offset in self._seen_offsets[seat]:
+                    flat[offset + cell] = 1.0
 
     def _show_all(self, cell: int, card: int) -> None:
         self._known_cols[cell].fill(card)  # tracker.show_all(cell, card), inlined
+        self._seen_cols[cell].fill(1)
         if self._views_ok:
             self._card_blocks[cell][...] = FEAT_ROWS[card]
+            self._seen_view_cols[cell].fill(1.0)
 
     def _reveal(self, cell: int) -> None:
         """Flip face up for everyone to see, then face down again."""
@@ -761,6 +789,9 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         g[a], g[b] = g[b], g[a]
         f[a], f[b] = f[b], f[a]
         self.tracker.swap(a, b)
+        seen_a = self._seen_cols[a].copy()
+        self._seen_cols[a][...] = self._seen_cols[b]
+        self._seen_cols[b][...] = seen_a
         for c in (a, b):
             self._facedown[c] = 0 if f[c] else 1
             self._public[c] = g[c] if f[c] else -1
@@ -771,6 +802,9 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             block = views[:, ca:ca + CARD_FEATURES].copy()
             views[:, ca:ca + CARD_FEATURES] = views[:, cb:cb + CARD_FEATURES]
             views[:, cb:cb + CARD_FEATURES] = block
+            block = self._seen_view_cols[a].copy()
+            self._seen_view_cols[a][...] = self._seen_view_cols[b]
+            self._seen_view_cols[b][...] = block
             for c in (a, b):
                 views[:, c] = 1.0 if g[c] >= 0 else 0.0
                 views[:, NUM_CELLS + c] = 1.0 if f[c] else 0.0
@@ -989,6 +1023,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             self._write_cards(s)
             self._write_tokens(s)
             self._write_status(s)
+            self._write_seen(views[s], s)
         self._views_ok = True
 
     def _write_cards(self, seat: int) -> None:
@@ -997,6 +1032,13 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         block = self._views[seat, self._cards_sl].reshape(NUM_CELLS, CARD_FEATURES)
         CARD_FEAT.take(self.tracker.known[seat], axis=0, out=block)
         self._cards_stale[seat] = False
+
+    def _write_seen(self, out: np.ndarray, base: int) -> None:
+        """The ``seen_by`` block, players from ``base`` on."""
+        s0, n = self._seen0, self.num_players
+        blocks = out[s0:s0 + n * NUM_CELLS].reshape(n, NUM_CELLS)
+        blocks[:n - base] = self.seen[base:]
+        blocks[n - base:] = self.seen[:base]
 
     def _write_tokens(self, seat: int) -> None:
         """Tokens (own seat first) and the bank, as fractions of the supply."""
@@ -1089,6 +1131,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         out[o["bank"]] = self.bank / total
         out[o["offer_pay"]] = self.turn_offer
         out[o["removed"]:o["removed"] + 27] = self._removed
+        self._write_seen(out, base)
 
     def _write_effect(self, out: np.ndarray, base: int) -> None:
         o = self._off
@@ -1170,6 +1213,12 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         wrong = (known >= 0) & (known != grid)
         assert not (known[:, self._faceup.astype(bool)] < 0).any(), "a face-up card is unseen"
         assert not wrong.any(), f"memory of {[cell_name(c) for c in np.flatnonzero(wrong.any(0))]}"
+        seen, present = self.seen.astype(bool), self._present.astype(bool)
+        assert not ((known >= 0) & ~seen).any(), "a remembered card was never seen"
+        assert not seen[:, ~present].any(), "an empty cell was seen"
+        assert seen[:, self._faceup.astype(bool)].all(), "a face-up card is unseen"
+        if self.tracker.forget_p == 0.0:
+            assert (seen == (known >= 0)).all(), "perfect memory differs from what was seen"
         for pairs in self.kept:
             for role, a, b in pairs:
                 assert role in (SHIELD, TEN_PAIR) and RANK_OF[a] == RANK_OF[b]
@@ -1193,7 +1242,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         new.kept = [[p[:] for p in pairs] for pairs in self.kept]
         new.extra_turns = [e[:] for e in self.extra_turns]
         for name in ("rewards", "_mask", "_present", "_facedown", "_public", "_faceup",
-                     "_removed", "_views", "_pick_mask"):
+                     "_removed", "_views", "_pick_mask", "seen"):
             setattr(new, name, getattr(self, name).copy())
         new._cards_stale = self._cards_stale[:]
         new._seat_ver = self._seat_ver[:]

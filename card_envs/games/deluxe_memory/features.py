@@ -20,14 +20,17 @@ from card_envs.games.deluxe_memory.engine import (
 )
 
 #: Per cell: known, still unknown, a known mate, a known mate of its colour, matches the
-#: turn's first card (rank; rank and colour), and the value of a known pair there (rank / 13).
-PER_CELL = 7
+#: turn's first card (rank; rank and colour), the value of a known pair there (rank / 13),
+#: seen by another player, and exposed (another player has seen it and a known mate of it,
+#: so could match the pair on its turn).
+PER_CELL = 9
 
 
 def derived_features(engine: DeluxeMemoryEngine) -> Callable[[torch.Tensor], torch.Tensor]:
     slices = engine.layout.slices
     cards_at, present_at = slices["cards"], slices["present"]
-    first_at = slices["first_pick"]
+    first_at, seen_at = slices["first_pick"], slices["seen_by"]
+    n = engine.num_players
     rank_value = torch.arange(1, NUM_RANKS + 1, dtype=torch.float32) / 13.0
 
     def features(obs: torch.Tensor) -> torch.Tensor:
@@ -46,7 +49,12 @@ def derived_features(engine: DeluxeMemoryEngine) -> Callable[[torch.Tensor], tor
         same_colour = matches_first * (colour * first_colour).sum(-1)
         has_mate = (mates > 0).float()
         pair_value = has_mate * (rank * rank_value).sum(-1)
+        others = obs[:, seen_at].reshape(-1, n, NUM_CELLS)[:, 1:]
+        # Per other player and cell: how many known mates of the card there it has seen.
+        seen_ranks = torch.einsum("bcr,boc->bor", rank, others)
+        seen_mates = torch.einsum("bcr,bor->boc", rank, seen_ranks) - others * known.unsqueeze(1)
+        exposed = (others * (seen_mates > 0).float()).amax(1)
         return torch.cat([known, unknown, has_mate, (colour_mates > 0).float(), matches_first,
-                          same_colour, pair_value], dim=1)
+                          same_colour, pair_value, others.amax(1), exposed], dim=1)
 
     return features
