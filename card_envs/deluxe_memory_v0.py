@@ -8,7 +8,7 @@
 | Agents | `agents = ['player_0', 'player_1', 'player_2']` (2 to 6 with `num_players`) |
 | Action shape | (1,) |
 | Action values | Discrete(80) |
-| Observation shape | `{"observation": (1300 + 10n,), "action_mask": (80,)}` |
+| Observation shape | `{"observation": (1300 + 66n,), "action_mask": (80,)}` |
 | Observation values | [0, 1] |
 | Rewards | +1 / -1 at the end of the game, ties split (`reward="score"`: token changes) |
 | Variants | `num_players` 2-6, `simplicity`, `jokin_around` (+ `joker_swaps`), `underdogs`, `starting_tokens`, `tokens_per_player`, `peek_first`, `first_player`, `memory` |
@@ -43,7 +43,8 @@ being resolved (14); tokens at stake / 13 (1); reveals or swaps used (1); who de
 turn it is, who owns the effect, players chosen so far (4n); tokens and the bank as fractions
 of the supply (n + 1); who is still in (n); kept Nine and Ten pairs (2n); pending skips and
 queued extra turns (2n); whether this is a Seven's extra turn (1); the cards off the grid per
-rank and colour (27). ``env.state()`` gives the same layout with every card shown, seats in
+rank and colour (27); per player and cell, whether that player has looked at the card now
+there (56n: who looks is public, what they saw is not). ``env.state()`` gives the same layout with every card shown, seats in
 absolute order.
 
 Usage::

@@ -564,6 +564,27 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_DELUXE,),
         why="simplicity=True is ignored: a mixed pair still goes to the Mixed Chart",
     ),
+    Mutant(
+        id="dm-seen-stays-on-swap",
+        area="deluxe_memory",
+        path=DELUXE,
+        old=("        self._seen_cols[a][...] = self._seen_cols[b]\n"
+             "        self._seen_cols[b][...] = seen_a\n"),
+        new="",
+        tests=(T_DELUXE,),
+        why="who has seen a card stays on the cell when a Two or the jokers swap the card away",
+    ),
+    Mutant(
+        id="dm-seen-forgotten",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="        self._cards_stale[seat] = True\n",
+        new=("        self._cards_stale[seat] = True\n"
+             "        self.seen[seat] &= (self.tracker.known[seat] >= 0)\n"
+             "        self._views_ok = False\n"),
+        tests=(T_DELUXE,),
+        why="forgetting a card also forgets having looked at it, though the look was public",
+    ),
     # -- Dogpile -----------------------------------------------------------------------------------
     Mutant(
         id="dp-ace-high-option-ignored",
