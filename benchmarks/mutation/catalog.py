@@ -873,6 +873,19 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_core.py::test_max_steps_truncates_after_that_many_decisions",),
         why="max_steps is ignored: episodes run to the game's own safety cap",
     ),
+    Mutant(
+        id="core-undealt-engine-unguarded",
+        area="core",
+        path=ENGINE,
+        old="        self._install_guards()  # after _build, which may call guarded methods\n",
+        new="",
+        tests=(
+            ("tests/test_engine_guard.py::"
+             "test_a_fresh_engine_refuses_every_guarded_method_naming_it_and_reset"),
+        ),
+        why=("a bare engine is not guarded before its first deal: legal_mask, step, ... give an "
+             "obscure error or silently wrong output instead of saying to call reset()"),
+    ),
     # -- training: self-play, evaluation, checkpoints and resume -----------------------------------
     Mutant(
         id="tr-zero-sum-uses-sum",

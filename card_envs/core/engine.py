@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -84,6 +84,31 @@ class CorruptSnapshotError(ValueError):
     reset before use (a snapshot refused by its keys or config leaves the engine as it was)."""
 
 
+class NotDealtGuard:
+    """What a never-dealt engine's instance dict holds under each method of
+    :attr:`Engine.GUARDED_UNTIL_DEALT`: calling it raises a ``RuntimeError`` naming the engine
+    and the method. The first deal removes the guards, and from then on attribute lookup finds
+    the class's methods exactly as it would without them (no check per call on the hot path).
+    A small picklable object, not a lambda or a bound method, so that copies, deep copies,
+    pickles and clones of a never-dealt engine keep their guards."""
+
+    __slots__ = ("engine", "method")
+
+    def __init__(self, engine: str, method: str) -> None:
+        self.engine = engine
+        self.method = method
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise RuntimeError(f"{self.engine}.{self.method}() called on an engine that has not "
+                           f"dealt yet: call reset() (or load_state_dict()) first")
+
+    def __reduce__(self) -> tuple[type[NotDealtGuard], tuple[str, str]]:
+        return type(self), (self.engine, self.method)
+
+    def __repr__(self) -> str:
+        return f"NotDealtGuard({self.engine!r}, {self.method!r})"
+
+
 class CachedViews:
     """Observations for engines that keep each seat's observation as an up-to-date row
     (:meth:`_view`) and write a few per-decision entries on top (:meth:`_finish_view`).
@@ -119,6 +144,11 @@ class Engine:
     * ``rewards``: float64 array, the reward each seat earned from the last step.
     * ``winners``: the seats that won the episode, set when it terminates.
     * ``pays_every_step``: False in ``reward="win"`` mode, where only :meth:`finish` pays.
+
+    Until its first deal (:meth:`reset`, or :meth:`load_state_dict`) an engine holds no
+    position: the methods named in :attr:`GUARDED_UNTIL_DEALT` raise a ``RuntimeError`` saying
+    so, through :class:`NotDealtGuard` objects in the instance dict that the first deal removes,
+    so a dealt engine's method lookups are exactly as they would be without them.
     """
 
     #: Short game name (``"roy"``); also the config-file and registry key.
@@ -131,6 +161,13 @@ class Engine:
     #: (deepcopy, pickle) would turn them into detached arrays, so copies drop them and
     #: rebuild them with :meth:`_bind_views`.
     BOUND_VIEWS: ClassVar[tuple[str, ...]] = ()
+    #: Methods that read the position: until the first deal they raise a clear RuntimeError
+    #: (see :class:`NotDealtGuard`) instead of an obscure error or silently wrong output.
+    GUARDED_UNTIL_DEALT: ClassVar[tuple[str, ...]] = (
+        "step", "legal_mask", "write_observation", "observation", "write_state",
+        "state_array", "resample_hidden", "render_text", "result", "illegal_reason",
+        "is_legal", "check_invariants", "state_dict",
+    )
 
     num_actions: int
     #: The game's memory of face-down cards, if it has any; decays after each decision.
@@ -164,6 +201,25 @@ class Engine:
         self._action_index = {name: i for i, name in enumerate(self.action_names)}
         if len(self._action_index) != self.num_actions:
             raise AssertionError(f"{self.name}: action names are not unique")
+        self._install_guards()  # after _build, which may call guarded methods
+
+    def _install_guards(self) -> None:
+        """Shadow the methods of :attr:`GUARDED_UNTIL_DEALT` until the first deal."""
+        engine = type(self).__name__
+        for method in self.GUARDED_UNTIL_DEALT:
+            self.__dict__[method] = NotDealtGuard(engine, method)
+
+    def _lift_guards(self) -> bool:
+        """Remove the guards, if the engine has them (True then): lookups reach the class's
+        methods as usual. The instance dict is rebuilt rather than popped: a pop leaves a
+        deleted-entry marker at each guarded name's hash slot (and a table grown for the
+        guards), which every later method lookup would probe past; the rebuilt dict's hash
+        table is the one the engine would have had without guards."""
+        state = self.__dict__
+        if not isinstance(state.get(self.GUARDED_UNTIL_DEALT[0]), NotDealtGuard):
+            return False
+        self.__dict__ = {k: v for k, v in state.items() if type(v) is not NotDealtGuard}
+        return True
 
     @classmethod
     def options(cls) -> dict[str, Option]:
@@ -268,7 +324,15 @@ class Engine:
         self.truncated = False
         self.winners = []
         self.num_steps = 0
-        self._deal(stacked)
+        # Lifted before dealing, since a deal may call guarded methods (legal_mask); a deal
+        # that fails on a never-dealt engine puts them back.
+        guarded = self._lift_guards()
+        try:
+            self._deal(stacked)
+        except BaseException:
+            if guarded:
+                self._install_guards()
+            raise
 
     def parse_deck(self, deck: Sequence[str] | str) -> list[int]:
         """A stacked deck's card ids (top first); ``ValueError`` naming what is wrong with it."""
@@ -436,6 +500,9 @@ class Engine:
                              f"unknown fields {unknown}")
         # From the first field on, a failure leaves the engine half old, half new: it is
         # reported as such (CorruptSnapshotError), so an env can stop play until reset().
+        # check_invariants below is guarded on a never-dealt engine: lift the guards first, and
+        # put them back if the snapshot is refused.
+        guarded = self._lift_guards()
         try:
             for name, value in state["fields"].items():
                 current = getattr(self, name, None)
@@ -456,6 +523,8 @@ class Engine:
                 self._clear_mask()
             self.check_invariants()
         except Exception as err:
+            if guarded:
+                self._install_guards()
             raise CorruptSnapshotError(f"corrupt {self.name} snapshot: {type(err).__name__}: "
                                        f"{err}; the engine is left unusable until reset()"
                                        ) from err

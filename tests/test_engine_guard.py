@@ -1,0 +1,190 @@
+"""A bare engine before its first deal: the methods that read the position raise a clear
+RuntimeError (``Engine.GUARDED_UNTIL_DEALT``, through ``NotDealtGuard`` objects in the instance
+dict) until ``reset()`` or ``load_state_dict()``, and cost nothing afterwards."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from card_envs.core.engine import CorruptSnapshotError, Engine, NotDealtGuard
+from card_envs.games import GAMES, make_engine
+
+GAME_NAMES = list(GAMES)
+
+
+def _first_legal(engine: Engine) -> int:
+    return int(np.flatnonzero(engine.legal_mask())[0])
+
+
+#: One call of each guarded method, with arguments that are right for a dealt engine.
+CALLS: dict[str, Callable[[Engine], Any]] = {
+    "legal_mask": lambda e: e.legal_mask(),
+    "write_observation": lambda e: e.write_observation(0, np.empty(e.layout.size, np.float32)),
+    "observation": lambda e: e.observation(0),
+    "write_state": lambda e: e.write_state(np.empty(e.state_layout.size, np.float32)),
+    "state_array": lambda e: e.state_array(),
+    "render_text": lambda e: e.render_text(),
+    "result": lambda e: e.result(),
+    "illegal_reason": lambda e: e.illegal_reason(0),
+    "is_legal": lambda e: e.is_legal(0),
+    "check_invariants": lambda e: e.check_invariants(),
+    "state_dict": lambda e: e.state_dict(),
+    "resample_hidden": lambda e: e.resample_hidden(0, np.random.default_rng(0)),
+    # Last: the only call that changes the position.
+    "step": lambda e: e.step(0 if "step" in vars(e) else _first_legal(e)),
+}
+
+
+def test_the_calls_cover_exactly_the_guarded_methods() -> None:
+    assert set(CALLS) == set(Engine.GUARDED_UNTIL_DEALT)
+
+
+def _guard_names(engine: Engine) -> list[str]:
+    return sorted(k for k, v in vars(engine).items() if isinstance(v, NotDealtGuard))
+
+
+def _assert_guarded(engine: Engine) -> None:
+    assert _guard_names(engine) == sorted(Engine.GUARDED_UNTIL_DEALT)
+    for method, call in CALLS.items():
+        with pytest.raises(RuntimeError) as err:
+            call(engine)
+        message = str(err.value)
+        assert f"{type(engine).__name__}.{method}()" in message, message
+        assert "reset()" in message and "load_state_dict()" in message, message
+
+
+def _assert_usable(engine: Engine) -> None:
+    assert _guard_names(engine) == []
+    assert not set(Engine.GUARDED_UNTIL_DEALT) & vars(engine).keys()
+    for call in CALLS.values():
+        call(engine)  # no guard left in the way, and the engine's own methods work
+
+
+def _dealt(game: str, seed: int = 1, steps: int = 3) -> Engine:
+    engine = make_engine(game)
+    engine.reset(seed=seed)
+    for _ in range(steps):
+        if not engine.done:
+            engine.step(_first_legal(engine))
+    return engine
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_fresh_engine_refuses_every_guarded_method_naming_it_and_reset(game: str) -> None:
+    _assert_guarded(make_engine(game))
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_after_reset_every_guarded_method_works_as_on_an_unguarded_engine(game: str) -> None:
+    engine = make_engine(game)
+    engine.reset(seed=3)
+    _assert_usable(engine)
+    # The lookups reach the class's own methods: nothing stands in between any more.
+    for method in Engine.GUARDED_UNTIL_DEALT:
+        assert getattr(engine, method).__func__ is getattr(type(engine), method), method
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_load_state_dict_on_a_fresh_engine_lifts_the_guard(game: str) -> None:
+    source = _dealt(game)
+    engine = make_engine(game)
+    engine.load_state_dict(source.state_dict())
+    assert engine.state_dict() == source.state_dict()
+    assert np.array_equal(engine.observation(0), source.observation(0))
+    assert np.array_equal(engine.legal_mask(), source.legal_mask())
+    _assert_usable(engine)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_refused_snapshot_leaves_a_fresh_engine_guarded(game: str) -> None:
+    good = _dealt(game).state_dict()
+    engine = make_engine(game)
+    with pytest.raises(ValueError, match="snapshot is of game"):
+        engine.load_state_dict({**good, "game": "other"})  # refused before loading begins
+    _assert_guarded(engine)
+    corrupt = copy.deepcopy(good)
+    corrupt["fields"]["current_player"] = 99  # refused by the invariants, after loading
+    with pytest.raises(CorruptSnapshotError):
+        engine.load_state_dict(corrupt)
+    _assert_guarded(engine)
+    engine.load_state_dict(good)
+    _assert_usable(engine)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_refused_deck_leaves_a_fresh_engine_guarded_and_a_dealt_one_as_it_was(
+        game: str) -> None:
+    engine = make_engine(game)
+    bad_deck = engine.deck_cards()[1:]  # one card short
+    with pytest.raises(ValueError, match="stacked deck"):
+        engine.reset(seed=1, deck=bad_deck)
+    _assert_guarded(engine)
+    engine.reset(seed=1, deck=engine.deck_cards())  # a good stacked deck deals
+    _assert_usable(engine)
+
+    dealt = _dealt(game)
+    before = dealt.state_dict()
+    with pytest.raises(ValueError, match="stacked deck"):
+        dealt.reset(seed=2, deck=bad_deck)
+    assert dealt.state_dict() == before
+    assert _guard_names(dealt) == []
+    dealt.legal_mask()
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_deal_that_fails_on_a_fresh_engine_leaves_it_guarded(
+        game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = make_engine(game)
+
+    def failing_deal(deck: list[int] | None) -> None:
+        raise KeyError("a deal that fails")
+
+    monkeypatch.setattr(engine, "_deal", failing_deal)
+    with pytest.raises(KeyError):
+        engine.reset(seed=1)
+    _assert_guarded(engine)
+
+
+_COPIES: dict[str, Callable[[Engine], Engine]] = {
+    "copy": copy.copy,
+    "deepcopy": copy.deepcopy,
+    "pickle": lambda e: pickle.loads(pickle.dumps(e)),
+    "pickle-0": lambda e: pickle.loads(pickle.dumps(e, protocol=0)),
+    "clone": lambda e: e.clone(),
+}
+
+
+@pytest.mark.parametrize("how", list(_COPIES))
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_copies_of_a_fresh_engine_keep_the_guard_and_of_a_dealt_one_do_not(
+        game: str, how: str) -> None:
+    fresh = make_engine(game)
+    duplicate = _COPIES[how](fresh)
+    _assert_guarded(duplicate)
+    duplicate.reset(seed=1)  # lifts the copy's guards, not the original's
+    _assert_usable(duplicate)
+    _assert_guarded(fresh)
+
+    dealt = _dealt(game)
+    duplicate = _COPIES[how](dealt)
+    assert duplicate.state_dict() == dealt.state_dict()
+    _assert_usable(duplicate)
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's dict layout")
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_dealt_engine_keeps_no_trace_of_its_guards_in_its_instance_dict(game: str) -> None:
+    """The guards are lifted by rebuilding the instance dict: popping them would leave a grown
+    hash table with a deleted-entry marker at each guarded name, which every later method
+    lookup (a miss in the instance dict) would probe past. A table that holds deleted entries
+    or was grown for the guards is larger than a fresh copy of the dict."""
+    engine = make_engine(game)
+    engine.reset(seed=1)
+    assert sys.getsizeof(vars(engine)) <= sys.getsizeof(dict(vars(engine)))
