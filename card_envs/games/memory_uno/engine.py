@@ -132,10 +132,11 @@ class MemoryUnoEngine(Engine):
     name = "memory_uno"
     #: Built by ``_build`` for every config (memory modes differ in forgetting only).
     tracker: KnowledgeTracker
-    # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2`` and the round template:
-    # rebound rather than copied or pickled (memoryviews cannot be either).
+    # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template and
+    # the zero scores: rebound rather than copied or pickled (memoryviews cannot be either).
     BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
-                   "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v", "_template_v")
+                   "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v", "_template_v",
+                   "_no_scores_v")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
         "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
@@ -301,6 +302,7 @@ class MemoryUnoEngine(Engine):
         # Single entries are written through memoryviews: half the cost of numpy's setitem.
         self._sv = float_items(src)
         self._template_v = float_items(self._round_template)
+        self._no_scores_v = float_items(np.zeros(2 * n, dtype=np.float32))
         known = self.tracker.known  # written in place only (reset, load), never replaced
         self._known_v = int_items(known.reshape(-1))
         self._mask_v = int_items(self._mask).cast("B")  # byte format, as ``_occ2``
@@ -355,7 +357,9 @@ class MemoryUnoEngine(Engine):
         self.last_round = [0] * n
         self.last_caller = -1
         self.round_number = 0
-        self._src[self._scores_at:] = 0.0  # totals and last round: the source's tail
+        # Totals and last round, the source's tail, zeroed by a memoryview copy (a third of
+        # numpy's slice assignment).
+        self._sv[self._scores_at:] = self._no_scores_v
         self._start_round(deck)
 
     def _start_round(self, stacked: list[int] | None) -> None:
