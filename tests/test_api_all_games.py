@@ -360,6 +360,7 @@ def test_after_a_penalty_no_seat_may_act(game: str) -> None:
     env.step(env.engine.num_actions)
     for agent in env.agents:
         assert not env.observe(agent)["action_mask"].any(), agent
+    assert not env.last()[0]["action_mask"].any(), env.agent_selection  # the engine is live
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
