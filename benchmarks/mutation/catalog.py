@@ -540,8 +540,8 @@ CATALOG: tuple[Mutant, ...] = (
         area="deluxe_memory",
         path=DELUXE,
         old=("        self.tracker.swap(a, b)\n"
-             "        for c in (a, b):"),
-        new="        for c in (a, b):",
+             "        seen_a = "),
+        new="        seen_a = ",
         tests=(T_CHART,),
         why="memory does not follow swapped cards (the Two, the jokers)",
     ),
