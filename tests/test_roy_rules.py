@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from card_envs.core.cards import card_id
+from card_envs.core.cards import card_code, card_id
 from card_envs.games.roy.engine import DRAW, END, RoyEngine
 from tests.engine_helpers import legal_names, play
 from tests.roy_helpers import roy, stacked_deck
@@ -298,6 +298,8 @@ def test_empty_deck_reshuffles_discards_except_top() -> None:
     e.discard += e.deck[:-1]  # move all but one deck card under the top, as if played
     top = e.discard[0]
     e.discard = e.discard[1:] + [top]
+    for card in e.discard[:-1]:
+        e.tracker.show_all(card, card)  # played in view, so remembered
     e.deck = e.deck[-1:]
     e.check_invariants()
     e._draw(1, 3)
@@ -448,9 +450,16 @@ def test_forgetting_probability_is_between() -> None:
     assert 0 < np.mean(kept) < 3
 
 
-def test_a_reshuffle_of_the_discard_pile_clears_the_memory() -> None:
-    """RULES.md, Memory: "A reshuffle of the discard pile clears the memory (those cards are
-    back in the deck)"; interpretation 7: "Empty deck: reshuffle all but the top discard"."""
+def _deck_plane(e: RoyEngine, seat: int) -> set[int]:
+    obs = np.empty(e.layout.size, np.float32)
+    e.write_observation(seat, obs)
+    return set(np.flatnonzero(e.layout.decode(obs)["reshuffled_into_deck"]).tolist())
+
+
+def test_a_reshuffle_moves_the_discard_memory_into_the_deck() -> None:
+    """RULES.md, Memory: at a reshuffle "each seat's memory of the buried cards becomes its
+    memory of the new deck"; the drawer alone knows which card it drew. Interpretation 7:
+    "Empty deck: reshuffle all but the top discard"."""
     e = roy([EXAMPLE, FILLER], "2H")
     while e.deck:  # the deck into seat 0's hand: the next draw must reshuffle
         e._give(0, e.deck.pop())
@@ -459,6 +468,7 @@ def test_a_reshuffle_of_the_discard_pile_clears_the_memory() -> None:
     play(e, "play:2S", "play:3S", "play:3C", "play:4C", "end")
     buried = {card_id(c) for c in ["2H", "2S", "3S", "3C"]}
     assert _memory_plane(e, 0) == buried and _memory_plane(e, 1) == buried
+    assert _deck_plane(e, 0) == set() and _deck_plane(e, 1) == set()
     hand_before = set(e.hands[1])
     assert legal_names(e) == {"draw"}  # seat 1 (diamonds only on the 4C) must draw: deck empty
     play(e, "draw")
@@ -467,6 +477,68 @@ def test_a_reshuffle_of_the_discard_pile_clears_the_memory() -> None:
     assert len(drawn) == 1 and drawn < buried  # drawn from the reshuffled discards
     assert set(e.deck) == buried - drawn
     assert _memory_plane(e, 0) == set() and _memory_plane(e, 1) == set()
+    assert _deck_plane(e, 0) == buried  # seat 0 did not see which card seat 1 drew
+    assert _deck_plane(e, 1) == buried - drawn
+
+
+CLUB_RUN = ["2C", "3C", "4C", "5C", "6C"]  # played on the 8C: every buried card is a club
+
+
+def _after_club_reshuffle(players: int = 2, **config) -> tuple[RoyEngine, int]:
+    """Seat 0 buries 8C and the club run, holding the rest of the deck; seat 1's draw then
+    reshuffles the buried clubs into a new deck. Returns the engine and seat 1's card."""
+    e = roy([CLUB_RUN, FILLER, HEARTS_RUN][:players], "8C", draw_when_able=True, **config)
+    while e.deck:
+        e._give(0, e.deck.pop())
+    e._after_load()
+    play(e, *(f"play:{c}" for c in CLUB_RUN), "end")
+    before = set(e.hands[1])
+    play(e, "draw")
+    (drawn,) = set(e.hands[1]) - before
+    return e, drawn
+
+
+RESHUFFLED_CLUBS = {card_id(c) for c in ["8C", *CLUB_RUN[:-1]]}
+
+
+def test_drawn_and_played_cards_leave_the_deck_memory() -> None:
+    """RULES.md, Memory: a card leaves a seat's memory of the deck when that seat draws it, or
+    when anyone plays it in view; the other seats cannot see which card a seat drew."""
+    e, seat1_card = _after_club_reshuffle()
+    assert _deck_plane(e, 0) == RESHUFFLED_CLUBS
+    assert _deck_plane(e, 1) == RESHUFFLED_CLUBS - {seat1_card}
+    seat0_card = e.deck[-1]
+    play(e, "draw")  # seat 0 (draw_when_able) takes the deck's top card
+    assert seat0_card in e.hands[0]
+    assert _deck_plane(e, 0) == RESHUFFLED_CLUBS - {seat0_card}
+    assert _deck_plane(e, 1) == RESHUFFLED_CLUBS - {seat1_card}
+    play(e, "draw")  # seat 1 again
+    assert e.current_player == 0 and e.discard[-1] == card_id("6C")
+    play(e, f"play:{card_code(seat0_card)}")  # a club on the 6C: played in view
+    assert seat0_card not in _deck_plane(e, 1)
+    assert seat0_card == e.discard[-1]
+    e.check_invariants()
+
+
+def test_memory_none_keeps_the_reshuffled_cards_until_the_seats_next_decision() -> None:
+    """RULES.md, Memory: the memory mode applies to the reshuffled cards as to buried ones."""
+    e, _ = _after_club_reshuffle(players=3)
+    assert _deck_plane(e, 2) == RESHUFFLED_CLUBS  # seat 2 cannot know seat 1's card
+    e, _ = _after_club_reshuffle(players=3, memory="none")
+    # Seats 0 and 1 decided after the burials (seat 1's draw reshuffled); seat 2 did not.
+    assert _deck_plane(e, 0) == set() and _deck_plane(e, 1) == set()
+    assert e.current_player == 2 and _deck_plane(e, 2) == RESHUFFLED_CLUBS
+    play(e, "draw")
+    assert _deck_plane(e, 2) == set()
+
+
+def test_a_new_hand_clears_the_deck_memory() -> None:
+    """RULES.md, Memory: the memory of a reshuffled deck lasts until the hand ends."""
+    e, _ = _after_club_reshuffle(episode="game")
+    assert _deck_plane(e, 0)
+    e._win_hand(0)
+    assert e.hand_number == 2 and not e.reshuffled
+    assert _deck_plane(e, 0) == set() and _deck_plane(e, 1) == set()
     assert (e.tracker.known < 0).all()
 
 

@@ -36,6 +36,9 @@ NUM_ACTIONS = 70
 KING_OF_SPADES = make_card(KING, SPADES)
 KING_DRAW = 7
 FIRST, CONTINUE = 0, 1
+#: Tracker slot ``RESHUFFLED + c``: card c went into the deck at the hand's last reshuffle and
+#: the seat has not seen it leave (slot ``c`` alone: card c lies buried in the discard pile).
+RESHUFFLED = 52
 
 #: "Aces are always considered high": order 2 < 3 < ... < K < A.
 HIGH_OF: list[int] = [13 if RANK_OF[c] == ACE else RANK_OF[c] for c in range(52)]
@@ -64,7 +67,7 @@ class RoyEngine(CachedViews, Engine):
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
         "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
-        "hand_number", "stalled_turns", "last_hand_winner", "tracker",
+        "hand_number", "stalled_turns", "last_hand_winner", "reshuffled", "tracker",
     )
 
     # -- construction ----------------------------------------------------------------------
@@ -89,6 +92,9 @@ class RoyEngine(CachedViews, Engine):
         self.s_phase = layout.add("phase", 2)  # [first card, continuing]
         self.s_opp = layout.add("opponent_hand_sizes", n - 1)  # / 52, next seat first
         self.s_memory = layout.add("discard_memory", 52)  # remembered buried discards
+        # Remembered cards of the reshuffled deck; right after discard_memory, as their tracker
+        # slots follow the discards', so one comparison writes both.
+        self.s_reshuffled = layout.add("reshuffled_into_deck", 52)
         self.s_deck = layout.add("deck_size", 1)  # / 52
         self.s_scores = layout.add("scores", n, high=score_high)  # / target, own first
         self.layout = layout
@@ -106,8 +112,9 @@ class RoyEngine(CachedViews, Engine):
         state.add("current_player", n)
         self.state_layout = state
 
-        # Slot c of the tracker means "card c lies buried in the discard pile".
-        self.tracker = KnowledgeTracker(n, 52, self.memory)
+        # Slot c of the tracker means "card c lies buried in the discard pile"; slot
+        # RESHUFFLED + c "card c went into the deck at the last reshuffle, not seen to leave".
+        self.tracker = KnowledgeTracker(n, 2 * 52, self.memory)
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.hand_onehot = np.zeros((n, 52), dtype=np.float32)
         self.deck: list[int] = []  # top of the deck is the END of the list
@@ -124,6 +131,10 @@ class RoyEngine(CachedViews, Engine):
         self._hand0, self._top0 = self.s_hand.start, self.s_top.start
         self._suit0, self._opp0 = self.s_suit.start, self.s_opp.start
         self._mem0 = self.s_memory.start
+        self._reshuffled0 = self.s_reshuffled.start
+        self._memory_planes = slice(self._mem0, self._mem0 + 2 * 52)
+        assert self._reshuffled0 == self._mem0 + RESHUFFLED  # one write fills both planes
+        self.reshuffled = False
 
     def deck_cards(self) -> list[int]:
         return list(range(52))
@@ -158,6 +169,7 @@ class RoyEngine(CachedViews, Engine):
         self.king_this_turn = False
         self.king_pending = False
         self.stalled_turns = 0
+        self.reshuffled = False
         self.tracker.known.fill(-1)
         self._views_ok = False
         self.hand_number += 1
@@ -190,9 +202,19 @@ class RoyEngine(CachedViews, Engine):
                 self.discard = self.discard[-1:]
                 self.rng.shuffle(buried)
                 self.deck = buried
-                self.tracker.known.fill(-1)
+                # Whoever remembered a buried card now knows it is in the deck. Only buried
+                # cards are marked, and the last reshuffle's cards have all been drawn since.
+                known = self.tracker.known
+                known[:, RESHUFFLED:] = known[:, :RESHUFFLED]
+                known[:, :RESHUFFLED] = -1
+                self.reshuffled = True
                 self._views_ok = False
-            self._give(seat, self.deck.pop())
+            card = self.deck.pop()
+            if self.reshuffled:  # the drawer alone sees which card left the deck
+                self.tracker.known[seat, RESHUFFLED + card] = -1
+                if self._views_ok:
+                    self._views[seat, self._reshuffled0 + card] = 0.0
+            self._give(seat, card)
             drawn += 1
         return drawn
 
@@ -265,6 +287,10 @@ class RoyEngine(CachedViews, Engine):
         under = self.discard[-1]
         self.discard.append(card)
         self.tracker.show_all(under, under)
+        if self.reshuffled:  # played in view: nobody counts it in the deck any more
+            self.tracker.known[:, RESHUFFLED + card] = -1
+            if self._views_ok:
+                self._views[:, self._reshuffled0 + card] = 0.0
         if self._views_ok:
             views = self._views
             views[seat, self._hand0 + card] = 0.0
@@ -388,7 +414,7 @@ class RoyEngine(CachedViews, Engine):
             out[self.s_king.start] = 1.0
         out[self.s_deck.start] = len(self.deck) / 52.0
         if not self._perfect_memory:
-            np.greater_equal(self.tracker.known[seat], 0, out=out[self.s_memory])
+            np.greater_equal(self.tracker.known[seat], 0, out=out[self._memory_planes])
 
     def _pile_penalty(self) -> float:
         """The Ace penalty the pile holds now (/ 8): the chain the turn began facing plus the
@@ -412,7 +438,7 @@ class RoyEngine(CachedViews, Engine):
         base = self.s_opp.start - 1
         for k in range(1, n):
             out[base + k] = len(hands[(seat + k) % n]) / 52.0
-        np.greater_equal(self.tracker.known[seat], 0, out=out[self.s_memory])
+        np.greater_equal(self.tracker.known[seat], 0, out=out[self._memory_planes])
         out[self.s_deck.start] = len(self.deck) / 52.0
         base = self.s_scores.start
         scores = self.scores
@@ -449,13 +475,29 @@ class RoyEngine(CachedViews, Engine):
     # -- determinization -----------------------------------------------------------------------
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal what ``seat`` cannot know: opponents' hands, the deck, and buried discards it
-        does not remember. Zone sizes stay; other seats keep remembering discard positions."""
+        does not remember. Zone sizes stay; other seats keep remembering discard positions.
+
+        Cards the seat remembers going into the deck at a reshuffle stay in the deck or an
+        opponent's hand, the deck taking them first: under perfect memory the deck holds
+        nothing else, and it gets a uniform draw of them."""
         known = self.tracker.known
         buried = self.discard[:-1]
         hidden_buried = [i for i, c in enumerate(buried) if known[seat, c] < 0]
         remembered_by = [known[:, c] >= 0 for c in buried]
-        pool = [c for s in range(self.num_players) if s != seat for c in self.hands[s]]
-        pool += self.deck + [buried[i] for i in hidden_buried]
+        unseen = [c for s in range(self.num_players) if s != seat for c in self.hands[s]]
+        unseen += self.deck
+        in_deck = [c for c in unseen if known[seat, RESHUFFLED + c] >= 0]
+        rest = [c for c in unseen if known[seat, RESHUFFLED + c] < 0]
+        rest += [buried[i] for i in hidden_buried]
+        in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
+        rest = [rest[i] for i in rng.permutation(len(rest))]
+        size = len(self.deck)
+        from_memory = min(size, len(in_deck))
+        self.deck = in_deck[:from_memory] + rest[:size - from_memory]
+        rest = rest[size - from_memory:]
+        for i in hidden_buried:  # the remembered deck cards are never buried: seen played
+            self.discard[i] = rest.pop()
+        pool = in_deck[from_memory:] + rest
         pool = [pool[i] for i in rng.permutation(len(pool))]
         k = 0
         for s in range(self.num_players):
@@ -466,17 +508,22 @@ class RoyEngine(CachedViews, Engine):
             k += size
             self.hand_onehot[s].fill(0.0)
             self.hand_onehot[s, self.hands[s]] = 1.0
-        size = len(self.deck)
-        self.deck = pool[k:k + size]
-        k += size
-        for i in hidden_buried:
-            self.discard[i] = pool[k]
-            k += 1
+        deck_memory = known[:, RESHUFFLED:].copy()
         known.fill(-1)
         self._views_ok = False
         for i, c in enumerate(self.discard[:-1]):
             for holder in np.flatnonzero(remembered_by[i]):
                 known[holder, c] = c
+        # Other seats keep their deck memories by card, except where the redeal put the card
+        # in their own hand or on the pile, which they would have seen. Without forgetting a
+        # seat counts every reshuffled card it has not seen leave: the cards any seat counts
+        # (each card is missing only from its drawer's row) less its own hand.
+        if self._perfect_memory:
+            deck_memory[:] = np.where((deck_memory >= 0).any(axis=0), np.arange(52), -1)
+        known[:, RESHUFFLED:] = deck_memory
+        for s, hand in enumerate(self.hands):
+            known[s, [RESHUFFLED + c for c in hand]] = -1
+        known[:, [RESHUFFLED + c for c in self.discard]] = -1
         self._mask_valid = False
 
     def _after_load(self) -> None:
@@ -489,6 +536,22 @@ class RoyEngine(CachedViews, Engine):
             assert np.array_equal(np.flatnonzero(self.hand_onehot[s]), sorted(hand)), s
         assert self.announced_suit == -1 or RANK_OF[self.discard[-1]] == JACK
         assert 0 <= self.ace_chain <= 4
+        # Memory: only buried cards count as buried, a card counted in the deck is not in the
+        # seat's hand or on the pile, and without forgetting every deck card is counted.
+        known = self.tracker.known
+        buried = np.zeros(52, dtype=bool)
+        buried[self.discard[:-1]] = True
+        remembered = known[:, :RESHUFFLED] >= 0
+        assert not remembered[:, ~buried].any(), "a card not buried remembered as buried"
+        if self._perfect_memory:
+            assert remembered[:, buried].all(), "a buried card forgotten under perfect memory"
+        marked = known[:, RESHUFFLED:] >= 0
+        assert self.reshuffled or not marked.any(), "deck memory without a reshuffle"
+        assert not marked[:, self.discard].any(), "a card on the pile counted in the deck"
+        for s, hand in enumerate(self.hands):
+            assert not marked[s, hand].any(), f"seat {s} counts its own card in the deck"
+        if self.reshuffled and self._perfect_memory:
+            assert marked[:, self.deck].all(), "a reshuffled card is missing from memory"
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
