@@ -479,7 +479,7 @@ def test_render_metadata_has_fps() -> None:
 # -- configs -------------------------------------------------------------------------------------
 def test_numpy_scalars_are_config_values_and_bools_are_not_seats() -> None:
     env = _env_module("roy").env(num_players=np.int64(3), target_score=np.int64(50),
-                                 memory=np.float64(0.3))
+                                 episode="game", memory=np.float64(0.3))
     assert env.engine.config["num_players"] == 3
     assert type(env.engine.config["num_players"]) is int
     assert CardGymEnv("roy", learner_seat=np.int64(1)).learner == 1

@@ -82,6 +82,34 @@ def test_config_errors_name_key_and_allowed_values() -> None:
         resolve_config("g", mixed, {"flag": 1})
 
 
+def test_a_sequence_option_is_the_same_config_from_a_list_or_a_tuple() -> None:
+    """YAML, JSON and argparse give lists: Dogpile's round_seconds from a file must make the
+    same config as the default tuple, or a snapshot of one env is refused by the other."""
+    a, b = make_engine("dogpile", round_seconds=[30, 20, np.int64(10)]), make_engine("dogpile")
+    assert a.config["round_seconds"] == b.config["round_seconds"] == (30, 20, 10)
+    assert type(a.config["round_seconds"][2]) is int
+    a.reset(seed=0)
+    b.load_state_dict(a.state_dict())
+    assert b.state_dict() == a.state_dict()
+
+
+def test_an_option_that_would_have_no_effect_is_an_error() -> None:
+    """Nothing is silently ignored: joker_swaps without Jokin' Around, a target score in
+    one-hand episodes. Their defaults stay accepted (a config listing every key)."""
+    with pytest.raises(ValueError, match=r"joker_swaps=2 has no effect unless "
+                                         r"jokin_around=True \(it is False\)"):
+        make_engine("deluxe_memory", joker_swaps=2)
+    for game in ("roy", "mega_memory"):
+        with pytest.raises(ValueError, match=r"target_score=7 has no effect unless "
+                                             r"episode='game'"):
+            make_engine(game, target_score=7)
+        default = make_engine(game).config["target_score"]
+        assert make_engine(game, target_score=default).config["target_score"] == default
+        assert make_engine(game, target_score=7, episode="game").config["target_score"] == 7
+    make_engine("deluxe_memory", joker_swaps=2, jokin_around=True)
+    make_engine("deluxe_memory", joker_swaps=10)
+
+
 def test_memory_option_takes_a_forget_probability_in_0_1() -> None:
     """A forget probability outside [0, 1] is no probability: it must be refused by name."""
     for p in (0.0, 0.25, 1.0, 1):

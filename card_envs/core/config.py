@@ -20,12 +20,15 @@ class Option:
     """One configuration key: its default, and either a set of allowed values or a check.
 
     ``check`` returns ``None`` when the value is fine, else a description of what is allowed.
+    ``needs`` is ``(key, value)`` when the option only matters while another one has that
+    value: setting it to anything but its default otherwise would be silently ignored.
     """
 
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+    needs: tuple[str, Any] | None = None
 
     def validate(self, key: str, value: Any) -> Any:
         if self.choices is not None:
@@ -125,12 +128,22 @@ def resolve_config(
     resolved = {k: opt.default for k, opt in options.items()}
     for key, value in given.items():
         resolved[key] = options[key].validate(key, plain_value(value))
+    for key in given:
+        needs = options[key].needs
+        if needs is not None and resolved[needs[0]] != needs[1] \
+                and resolved[key] != options[key].default:
+            raise ValueError(f"{key}={resolved[key]!r} has no effect unless "
+                             f"{needs[0]}={needs[1]!r} (it is {resolved[needs[0]]!r}): set "
+                             f"both, or leave {key!r} out")
     return resolved
 
 
 def plain_value(value: Any) -> Any:
-    """numpy scalars as the Python values they hold (``np.int64(3)`` is a player count), so
-    configs built from arrays validate, and compare and save, like hand-written ones."""
+    """numpy scalars as the Python values they hold (``np.int64(3)`` is a player count), and
+    lists as tuples (YAML, JSON and argparse give lists), so configs built from arrays or files
+    validate, and compare and save, like hand-written ones."""
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, (list, tuple)):
+        return tuple(plain_value(v) for v in value)
     return value

@@ -138,7 +138,8 @@ class DeluxeMemoryEngine(CachedViews, Engine):
                                       "matching them lets the matcher rearrange cards.",
                                choices=(False, True)),
         "joker_swaps": Option(10, "Jokin' Around: the 'one minute' of rearranging, as at most "
-                                  "this many swaps of two cards.", check=int_range(0, 100)),
+                                  "this many swaps of two cards.", check=int_range(0, 100),
+                              needs=("jokin_around", True)),
         "underdogs": Option(False, "Underdogs variant: a player at 0 tokens stays in the game.",
                             choices=(False, True)),
         "peek_first": Option(True, "See the first card of a turn before picking the second "

@@ -95,7 +95,7 @@ class MegaMemoryEngine(CachedViews, Engine):
         "episode": Option("round", "'round': one round per episode; 'game': play to the target.",
                           choices=("round", "game")),
         "target_score": Option(20, "Mega-points that win the game (episode='game').",
-                               check=int_range(1)),
+                               check=int_range(1), needs=("episode", "game")),
         "first_dealer": Option("random", "Dealer of the first round: 0, 1 or 'random'.",
                                choices=("random", 0, 1)),
         "side_pair_without_centre": Option(

@@ -58,7 +58,7 @@ class RoyEngine(CachedViews, Engine):
         "episode": Option("hand", "'hand': one hand per episode; 'game': play to the target.",
                           choices=("hand", "game")),
         "target_score": Option(100, "Points that win the game (episode='game').",
-                               check=int_range(1)),
+                               check=int_range(1), needs=("episode", "game")),
         "draw_when_able": Option(False, "Allow drawing even when a discard is possible.",
                                  choices=(False, True)),
         "first_dealer": Option("random", "Dealer of the first hand: a seat or 'random'.",
