@@ -6,7 +6,7 @@
 | Parallel API | No |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1', 'player_2']` (2 to 6 with `num_players`) |
-| Action shape | (1,) |
+| Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(80) |
 | Observation shape | `{"observation": (1300 + 66n,), "action_mask": (80,)}` |
 | Observation values | [0, 1] |

@@ -6,7 +6,7 @@
 | Parallel API | Yes (`dogpile_v0.parallel_env()`) |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1', 'player_2']` (2 to 6 with `num_players`) |
-| Action shape | (1,) |
+| Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(167) |
 | Observation shape | `{"observation": (1257 + 87n,), "action_mask": (167,)}` (1518 for 3 dogs) |
 | Observation values | [0, 1] (totals in [0, 3], last round's loot in [0, 2]) |

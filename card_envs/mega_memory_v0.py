@@ -6,7 +6,7 @@
 | Parallel API | No |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1']` |
-| Action shape | (1,) |
+| Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(43) |
 | Observation shape | `{"observation": (1116,), "action_mask": (43,)}` |
 | Observation values | [0, 1] (round points in [0, 4], mega-points in [0, 1 + 128/target]) |

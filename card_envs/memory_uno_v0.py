@@ -6,7 +6,7 @@
 | Parallel API | No |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (2 to 6 with `num_players`) |
-| Action shape | (1,) |
+| Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(14 + 16n): 78 for 4 players (46, 62, 78, 94, 110 for n = 2..6) |
 | Observation shape | `{"observation": (8n² + 148n + 58,), "action_mask": (14 + 16n,)}`: 778 for 4 players |
 | Observation values | [0, 1] (totals in [-1, 2.5], last round in [-0.5, 1.5]) |

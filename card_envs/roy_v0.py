@@ -6,7 +6,7 @@
 | Parallel API | No |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1']` (2 to 4 with `num_players`) |
-| Action shape | (1,) |
+| Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(70) |
 | Observation shape | `{"observation": (216 + 2n,), "action_mask": (70,)}` |
 | Observation values | [0, 1] (scores in [0, 1 + 52/target]) |
