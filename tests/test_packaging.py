@@ -83,3 +83,16 @@ print("ok")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          cwd=tmp_path, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
+def test_the_envs_and_agents_import_without_torch_or_sb3() -> None:
+    """Users of the envs alone install no torch: importing the package, its agents (the
+    PolicyAgent class too) and every game must not pull it in; a policy file loads it."""
+    code = ("import sys, card_envs, card_envs.agents\n"
+            "from card_envs.agents import PolicyAgent, make_agent\n"
+            "from card_envs import deluxe_memory_v0, dogpile_v0, mega_memory_v0, "
+            "memory_uno_v0, roy_v0\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'stable_baselines3', 'sb3_contrib'))\n"
+            "assert not heavy, heavy\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

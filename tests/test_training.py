@@ -37,6 +37,7 @@ from training.config import (
     TrainingConfig,
     from_dict,
     load_config,
+    parse_yaml,
     save_config,
 )
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
@@ -95,6 +96,10 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected one of"),
         ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a positive"),
         ({"training": {"total_timestep": 5}}, r"'total_timesteps'"),
+        ({"training": {"n_envs": 16}}, r"training.n_envs: unknown key \(it belongs in "
+         r"selfplay.n_envs\)"),
+        ({"evaluation": {"seed": 3}}, r"evaluation.seed: unknown key \(it belongs at the top "
+         r"level\)"),
         ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected a positive"),
         ({"evaluation": {"games": True}}, r"evaluation.games: expected int"),
         ({"env": {"num_player": 2}}, r"env: unknown config key 'num_player'.*'num_players'"),
@@ -199,6 +204,20 @@ def test_a_cuda_device_beyond_the_machine_s_count_is_an_error(
     with pytest.raises(ConfigError, match=r"^training.device: 'cuda:2', but this machine has 2 "
                                           r"CUDA device\(s\): cuda:0 to cuda:1$"):
         from_dict({"game": "roy", "training": {"device": "cuda:2"}})
+
+
+def test_a_number_written_without_a_dot_is_a_number(tmp_path: Path) -> None:
+    """PyYAML (YAML 1.1) reads 1e-4 as text, and the config refused a learning rate written
+    the usual way; config files are read as YAML 1.2 reads numbers."""
+    path = tmp_path / "c.yaml"
+    data = game_config("roy")
+    data["ppo"].update(learning_rate="LR", ent_coef="EC")
+    text = yaml.safe_dump(data).replace("LR", "1e-4").replace("EC", "5E-3")
+    path.write_text(text)
+    cfg = load_config(path)
+    assert (cfg.ppo["learning_rate"], cfg.ppo["ent_coef"]) == (1e-4, 5e-3)
+    assert parse_yaml("a: 10\nb: 1_000\nc: .5\nd: 1e4x\ne: 0x10", "x") == \
+        {"a": 10, "b": 1000, "c": 0.5, "d": "1e4x", "e": 16}
 
 
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
@@ -613,7 +632,8 @@ def test_only_a_step_cap_marks_an_episode_truncated() -> None:
 
 # -- training, checkpoints and resume ----------------------------------------------------------
 @pytest.mark.parametrize("game", list(GAMES))
-def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) -> None:
+def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
     """A few thousand steps, a checkpoint, a resume that extends the run, an evaluation."""
     require_heuristic(game)
     cfg = from_dict(game_config(game))
@@ -634,9 +654,22 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path) ->
 
     # Resume with a longer run: the step count continues from the checkpoint, and the closing
     # evaluation of the first run is not repeated (it used to leave a duplicate eval.csv row).
+    # A resume the checkpoint refuses changes nothing, not even config.yaml (it used to save
+    # the override first); one that loads saves it and says where it continues from.
+    before = (run / "config.yaml").read_text()
+    checkpoint = (run / "checkpoint.pt").read_bytes()
+    (run / "checkpoint.pt").write_bytes(checkpoint[:1000])
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--resume", str(run), "--total-timesteps", "1536", "--no-progress"])
+    assert exit_info.value.code == 2 and "corrupt or unreadable" in capsys.readouterr().err
+    assert (run / "config.yaml").read_text() == before
+    (run / "checkpoint.pt").write_bytes(checkpoint)
     summary = train_main(["--resume", str(run), "--total-timesteps", "1536", "--no-progress"])
     assert summary["num_timesteps"] >= 1536
     assert summary["pretrain"] == warm_start  # the checkpoint keeps it (it used to be {})
+    assert load_config(run / "config.yaml").training.total_timesteps == 1536
+    assert re.search(r"resuming from the checkpoint at step \d+ .*total_timesteps 1536",
+                     capsys.readouterr().out)
     for name in ("eval.csv", "progress.csv"):
         steps = [row["step"] for row in _csv_rows(run / name)]
         assert len(steps) == len(set(steps)), (name, steps)
@@ -1197,8 +1230,7 @@ def test_resume_flags_are_validated_before_saving_and_can_repair_a_config(
     train_main(["--resume", str(run), "--total-timesteps", "4000"])
     assert [(c.training.total_timesteps, resumed) for c, _, resumed in fake_train] == [(4000,
                                                                                          True)]
-    assert load_config(run / "config.yaml").training.total_timesteps == 4000
-    assert not list(run.glob(".*tmp*"))  # written atomically, no temporary file left
+    # train() saves it once the checkpoint loads (the smoke test checks that part).
 
 
 def test_a_run_stopped_by_a_signal_exits_with_its_code(tmp_path: Path, capsys,

@@ -15,6 +15,7 @@ import copy
 import difflib
 import inspect
 import math
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -25,6 +26,25 @@ import yaml
 
 class ConfigError(ValueError):
     """A config file problem; the message names the key."""
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that reads ``1e-4`` as a number, as YAML 1.2 does: PyYAML follows
+    YAML 1.1, which wants a dot (``1.0e-4``) and reads the usual way to write a learning rate
+    as text."""
+
+
+_FLOAT = "tag:yaml.org,2002:float"
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _FLOAT]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_ConfigLoader.add_implicit_resolver(_FLOAT, re.compile(r"""^(?:
+    [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+  | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
+  | [-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+  | [-+]?\.(?:inf|Inf|INF)
+  | \.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
 
 
 @dataclass
@@ -94,6 +114,11 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(asdict(self))
+
+
+#: The sections built from dataclasses (a key there in the wrong section is named as such).
+_SECTIONS: dict[str, type] = {"selfplay": SelfPlayConfig, "training": TrainingConfig,
+                              "evaluation": EvaluationConfig, "pretrain": PretrainConfig}
 
 
 #: Defaults that make MaskablePPO fast with many envs (its own defaults suit one env). A config's
@@ -174,7 +199,14 @@ def _layers(value: Any) -> bool:
 
 def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
     close = difflib.get_close_matches(key, allowed, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if close:
+        hint = f" (did you mean {close[0]!r}?)"
+    else:  # a real key in the wrong section: say where it belongs
+        homes = [f"in {name}.{key}" for name, cls in _SECTIONS.items()
+                 if f"{name}." != section and key in {f.name for f in fields(cls)}]
+        if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
+            homes.append("at the top level")
+        hint = f" (it belongs {homes[0]})" if homes else ""
     return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
 
 
@@ -492,10 +524,11 @@ def _read_text(path: Path) -> str:
 
 
 def parse_yaml(text: str, where: str) -> Any:
-    """``yaml.safe_load``, but a duplicate key is an error (PyYAML silently keeps the last
-    value) and a syntax error is one line naming the file and the position."""
+    """``yaml.safe_load``, but ``1e-4`` is a number, a duplicate key is an error (PyYAML
+    silently keeps the last value) and a syntax error is one line naming the file and the
+    position."""
     try:
-        loader = yaml.SafeLoader(text)  # (its reader already refuses some characters)
+        loader = _ConfigLoader(text)  # (its reader already refuses some characters)
         try:
             node = loader.get_single_node()
             if node is None:

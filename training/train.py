@@ -453,6 +453,14 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
         if resume:
             state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
             restore(model, venv, state)
+            # Only now: a resume refused (a corrupt or mismatched checkpoint) leaves the run's
+            # config.yaml as it was. The checkpoint allows only RESUMABLE_KEYS to differ.
+            save_config(cfg, run_dir / "config.yaml")
+            limit = cfg.training.time_limit_minutes
+            print(f"resuming from the checkpoint at step {state['num_timesteps']} (any work "
+                  f"after it is done again), to training.total_timesteps "
+                  f"{cfg.training.total_timesteps}"
+                  + ("" if limit is None else f" within training.time_limit_minutes {limit:g}"))
         else:
             if cfg.training.init_from:
                 init_weights(model, cfg.training.init_from)
@@ -676,8 +684,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                           f"training.total_timesteps {total}; to train it further: {resume} "
                           f"--time-limit-minutes <more than {limit:g}>")
                 return done
-            if overrides:
-                save_config(cfg, run_dir / "config.yaml")
         else:
             cfg = load_config(args.config, overrides)
             check_init_from(cfg)

@@ -7,11 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from card_envs.agents.base import Agent, CallableAgent
+from card_envs.agents.policy import PolicyAgent  # imports torch and SB3 only when it loads one
 from card_envs.agents.random_agent import RandomAgent
 
 AgentSpec = Agent | str | Callable[..., Any]
 
-__all__ = ["Agent", "AgentSpec", "CallableAgent", "RandomAgent", "make_agent", "agent_label"]
+__all__ = ["Agent", "AgentSpec", "CallableAgent", "PolicyAgent", "RandomAgent", "make_agent",
+           "agent_label"]
 
 
 def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
