@@ -53,6 +53,39 @@ def test_three_player_focal_agent_against_two_copies_wins_a_third() -> None:
     assert lo < 1 / 3 < hi
 
 
+@pytest.mark.parametrize("game, players", [("roy", 2), ("roy", 3), ("mega_memory", 2)])
+def test_duplicate_play_cancels_the_deal(game: str, players: int) -> None:
+    """Duplicate play deals each game to every seat in turn: copies of a deterministic agent
+    then win exactly their share, where separate deals only come close. And every matchup
+    plays the same deals, so two copies of one opponent give the same result."""
+    config = {"num_players": players} if players != 2 else {}
+    agents = ["heuristic", "heuristic", "heuristic"]
+    pairs = [(0, 1), (0, 2)]
+    report = evaluate(game, agents, games=60 * players, config=config, seed=3, pairs=pairs,
+                      duplicate=True)
+    def exact_share(match: dict) -> bool:  # each deal won by one seat, or drawn by all
+        return (match["wins"] * (players - 1) == match["losses"]
+                and match["wins"] + match["draws"] / players == 60)
+
+    first, second = report["matches"]
+    assert report["duplicate"] and "duplicate deals" in format_table(report)
+    assert exact_share(first) and exact_share(second)
+    separate = evaluate(game, agents, games=60 * players, config=config, seed=3, pairs=pairs)
+    assert not all(exact_share(m) for m in separate["matches"])
+    # The heuristic against two copies of another deterministic agent: the same deals give
+    # the same result.
+    def first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask)[0])
+
+    two_copies = ["heuristic", first_legal, first_legal]
+    report = evaluate(game, two_copies, games=20 * players, config=config, seed=3, pairs=pairs,
+                      duplicate=True)
+    first, second = report["matches"]
+    assert (first["wins"], first["losses"]) == (second["wins"], second["losses"])
+    with pytest.raises(ValueError, match=f"multiple of the {players} players, got 7"):
+        evaluate(game, agents, games=7, config=config, duplicate=True, pairs=pairs)
+
+
 def test_a_stronger_agent_is_separated_and_rated_higher() -> None:
     report = evaluate("roy", ["heuristic", "random"], games=600, seed=13)
     (match,) = report["matches"]
@@ -154,6 +187,9 @@ ROOT = Path(__file__).resolve().parents[1]
          r"is a memory_uno config, not roy"),
         ({"--agents": ["rnadom", "random"]}, r"unknown agent 'rnadom'"),
         ({"--game": ["ryo"]}, r"--game: unknown game 'ryo'"),
+        ({"--duplicate": [], "--games": ["5"]},
+         r"--games: --duplicate deals each game to every seat in turn, so --games must be a "
+         r"multiple of the 2 players, got 5"),
     ],
 )
 def test_cli_usage_errors_are_one_line(flags: dict[str, list[str]], message: str,
@@ -321,7 +357,8 @@ def test_scores_rotate_the_focal_seat_and_split_shared_wins(
     seats_of_a: list[int] = []
 
     def scripted(game: str, config: dict, actors: list, seatings: list[list[int]],
-                 seed: int = 0, parallel: int = 64) -> list[list[int]]:
+                 seed: int = 0, parallel: int = 64,
+                 games_per_deal: int = 1) -> list[list[int]]:
         # Per four games: A wins alone, A shares with one other seat, nobody wins, A loses.
         winners = []
         for g, seating in enumerate(seatings):

@@ -16,6 +16,11 @@ Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its
 and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor. The command
 line plays on the game options of ``--config``, else of the runs among the agents (their
 ``config.yaml``, which must agree), then ``--env``.
+
+``--duplicate`` plays each deal once with the focal agent in every seat, and the same deals in
+every matchup, as duplicate bridge does: the luck of the deal cancels out of a comparison (two
+copies of a deterministic agent tie exactly). The intervals still treat games as independent,
+so they are conservative there.
 """
 
 from __future__ import annotations
@@ -75,18 +80,22 @@ class MatchResult:
 
 def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                seatings: Sequence[Sequence[int]], seed: int = 0,
-               parallel: int = 64) -> list[list[int]]:
+               parallel: int = 64, games_per_deal: int = 1) -> list[list[int]]:
     """Play one game per seating (``seatings[g][seat]`` = index into ``actors``), many at once.
 
     Each round gathers every pending decision of each actor across the live games into one
-    batched call. Returns the winners (seats) of each game, in the order given.
+    batched call. Returns the winners (seats) of each game, in the order given. Consecutive
+    blocks of ``games_per_deal`` games are dealt from the same seed (duplicate play).
     """
     check_count("parallel", parallel)
+    check_count("games_per_deal", games_per_deal)
     seatings = [list(s) for s in seatings]
     if not seatings:
         return []
     parallel = min(parallel, len(seatings))
-    seeds = np.random.SeedSequence(seed).generate_state(len(seatings), np.uint64)
+    deals = np.random.SeedSequence(seed).generate_state(
+        -(-len(seatings) // games_per_deal), np.uint64)
+    seeds = np.repeat(deals, games_per_deal)
     engines = [make_engine(game, **config) for _ in range(parallel)]
     n_players = engines[0].num_players
     for g, seating in enumerate(seatings):
@@ -206,11 +215,15 @@ def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: l
 def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
              config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
              deterministic: bool = True, labels: Sequence[str] | None = None,
-             pairs: Sequence[tuple[int, int]] | None = None) -> dict[str, Any]:
+             pairs: Sequence[tuple[int, int]] | None = None,
+             duplicate: bool = False) -> dict[str, Any]:
     """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
 
     ``pairs`` restricts the matchups (indices into ``agents``); by default every unordered pair
-    plays in a two-player game and every ordered pair (focal, field) with more seats.
+    plays in a two-player game and every ``(focal, field)`` pair with more seats.
+    ``duplicate``: every deal is played once with the focal agent in each seat, and every
+    matchup plays the same deals, so the luck of the deal cancels out of the comparison
+    (``games`` must then be a multiple of the player count).
     """
     config = dict(config or {})
     get_game(game)
@@ -220,6 +233,9 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     if integer_action(games) is None or games < 1:
         raise ValueError(f"games: expected at least 1 game per matchup, got {games!r}")
     check_count("parallel", parallel)
+    if duplicate and games % n_players:
+        raise ValueError(f"games: duplicate play deals each game to every seat in turn, so "
+                         f"games must be a multiple of the {n_players} players, got {games}")
     if pairs is None and len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
     for a, b in pairs or ():
@@ -239,8 +255,10 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     matches, schedule = [], []
     for m, (a, b) in enumerate(pairs):
         seatings = _rotated_seatings(n_players, games, a, b)
-        winners = play_games(game, config, actors, seatings, seed=seed + 7919 * (m + 1),
-                             parallel=parallel)
+        # Duplicate play deals every matchup the same games; otherwise each its own.
+        winners = play_games(game, config, actors, seatings,
+                             seed=seed + 7919 * (1 if duplicate else m + 1), parallel=parallel,
+                             games_per_deal=n_players if duplicate else 1)
         match = MatchResult(labels[a], labels[b])
         tally, counts = np.zeros(n_players), np.zeros(n_players)
         for seating, won in zip(seatings, winners, strict=True):
@@ -256,6 +274,7 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         "games_per_match": games,
         "seed": seed,
         "deterministic": deterministic,
+        "duplicate": duplicate,
         "chance": 1.0 / n_players,
         "matches": [m.to_dict() for m in matches],
         "ratings": {labels[i]: {"mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
@@ -288,8 +307,9 @@ def format_table(report: dict[str, Any]) -> str:
     """Win-rate table (A against B) and ratings, as plain text."""
     n = report["num_players"]
     vs = "vs" if n == 2 else f"vs {n - 1}x"
-    lines = [f"{report['game']} ({n} players, {report['games_per_match']} games per match, "
-             f"chance {report['chance']:.3f})", ""]
+    duplicate = ", duplicate deals" if report.get("duplicate") else ""
+    lines = [f"{report['game']} ({n} players, {report['games_per_match']} games per match"
+             f"{duplicate}, chance {report['chance']:.3f})", ""]
     # Each column as wide as its longest label. Opponents are not cut short (two runs' best.zip
     # can differ only past the cut), and the ratings list every agent, also those that are only
     # ever opponents (with --first-vs-rest, all but the first).
@@ -351,6 +371,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
     parser.add_argument("--first-vs-rest", action="store_true",
                         help="only the first agent against each of the others")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="duplicate play: each deal once with the focal agent in every "
+                             "seat, the same deals in every matchup (--games a multiple of "
+                             "the player count)")
     parser.add_argument("--out", default=None,
                         help="output prefix (default: eval/<game>-seed<seed>, numbered -2, -3, "
                              "... rather than overwrite an earlier evaluation)")
@@ -422,7 +446,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                          "config> to evaluate on one run's, or --env KEY=VALUE to set those "
                          "that differ")
         config = {**(options[first] if first else {}), **overrides}
-        make_engine(args.game, **config)
+        n_players = make_engine(args.game, **config).num_players
+        if args.duplicate and args.games % n_players:
+            parser.error(f"--games: --duplicate deals each game to every seat in turn, so "
+                         f"--games must be a multiple of the {n_players} players, got "
+                         f"{args.games}")
         actors = make_actors(args.game, args.agents, config, args.seed, not args.stochastic)
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
@@ -433,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                       parallel=args.parallel, deterministic=not args.stochastic,
                       labels=_unique_labels(args.agents),
                       pairs=[(0, j) for j in range(1, len(args.agents))]
-                      if args.first_vs_rest else None)
+                      if args.first_vs_rest else None, duplicate=args.duplicate)
     # Where report["config"] came from: config files, then --env (none: the game's defaults).
     ordered: dict[str, Any] = {}
     for key, value in report.items():
