@@ -40,6 +40,7 @@ from training.config import (
     parse_yaml,
     save_config,
 )
+from training.evaluate import main as evaluate_main
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
 from training.train import completed_summary, train
 from training.train import main as train_main
@@ -673,6 +674,28 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path,
     for name in ("eval.csv", "progress.csv"):
         steps = [row["step"] for row in _csv_rows(run / name)]
         assert len(steps) == len(set(steps)), (name, steps)
+
+
+def test_keep_policies_keeps_every_checkpoints_policy(tmp_path: Path, capsys) -> None:
+    """training.keep_policies: policies/step-<N>.zip at every checkpoint, restored on resume
+    when a kill came between the checkpoint and its policy, and evaluated on the run's game
+    options like the run's own .zip files."""
+    data = game_config("roy", training={"total_timesteps": 1024, "checkpoint_every": 512,
+                                        "keep_policies": True},
+                       evaluation={"every": 1024, "games": 4, "final_games": 0})
+    run = tmp_path / "roy" / "k"
+    train(from_dict(data), run, progress=False)
+    kept = sorted(p.name for p in (run / "policies").iterdir())
+    assert kept[0] == "step-000000000.zip" and len(kept) >= 3, kept
+    last = run / "policies" / kept[-1]
+    last.unlink()  # as if killed between the checkpoint and its policy
+    data["training"]["total_timesteps"] = 1536
+    train(from_dict(data), run, resume=True, progress=False)
+    assert last.is_file() and len(list((run / "policies").iterdir())) > len(kept)
+    report = evaluate_main(["--game", "roy", "--agents", str(last), "random", "--games", "2",
+                            "--out", str(tmp_path / "e")])
+    assert report["config_from"] == [str(run / "config.yaml")]
+    assert report["config"]["episode"] == "game"  # configs/roy.yaml's, not ROY's default
 
 
 class StopAfter(BaseCallback):

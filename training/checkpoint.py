@@ -20,9 +20,10 @@ FORMAT = 1
 CHECKPOINT_NAME = "checkpoint.pt"
 #: Keys that say how long to train, not what: a resumed run may change them (to extend it).
 #: And the device, so a run from a CUDA machine can go on where there is none (a CUDA device
-#: there is a config error, and no longer a silent fall-back to the CPU).
+#: there is a config error, and no longer a silent fall-back to the CPU); and whether to keep
+#: every checkpoint's policy, which changes no training.
 RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
-                  "evaluation.final_games", "training.device"}
+                  "evaluation.final_games", "training.device", "training.keep_policies"}
 
 
 class CheckpointError(RuntimeError):

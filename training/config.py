@@ -71,6 +71,7 @@ class TrainingConfig:
     device: str = "cpu"  # a torch device ("cpu", "cuda", "cuda:1", ...) or "auto"
     torch_threads: int = 1
     init_from: str | None = None  # a policy .zip to start from (e.g. a curriculum stage)
+    keep_policies: bool = False  # also keep every checkpoint's policy: policies/step-<N>.zip
 
 
 @dataclass

@@ -481,13 +481,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 def run_config_path(agent: str) -> str | None:
     """The ``config.yaml`` of the run an agent comes from (a run directory, or a ``.zip`` in
-    one), if there is one."""
+    one or in its ``policies/``), if there is one."""
     if agent in ("random", "heuristic"):
         return None
     if os.path.isdir(agent):
         path = os.path.join(agent, "config.yaml")
     elif agent.endswith(".zip"):
-        path = os.path.join(os.path.dirname(agent), "config.yaml")
+        folder = os.path.dirname(agent)
+        path = os.path.join(folder, "config.yaml")
+        if not os.path.isfile(path) and os.path.basename(os.path.abspath(folder)) == "policies":
+            path = os.path.normpath(os.path.join(folder, os.pardir, "config.yaml"))
     else:
         return None
     return path if os.path.isfile(path) else None

@@ -346,6 +346,18 @@ class SelfPlayCallback(BaseCallback):
                          "last_eval": self.last_eval},
         })
         save_model(model, self.run_dir / "latest.zip")
+        self.keep_policy(model)
+
+    def keep_policy(self, model: MaskablePPO) -> None:
+        """With ``training.keep_policies``, the policy of the last checkpoint, by its step.
+        Written after the checkpoint (a policy never outlives a run's first checkpoint), and
+        again on resume if a kill came between the two."""
+        if not self.cfg.training.keep_policies:
+            return
+        path = self.run_dir / "policies" / f"step-{self.last_checkpoint:09d}.zip"
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            save_model(model, path)
 
 
 def _next(current: int, every: int, step: int) -> int:
@@ -494,6 +506,8 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
         model.set_logger(tensorboard_logger(run_dir / "tb", state))
         callback = SelfPlayCallback(cfg, run_dir, venv, progress, resume_state=state,
                                     stop_request=stop_request, pretrain_stats=pretrain_stats)
+        if resume:
+            callback.keep_policy(model)  # holds the checkpoint's weights until learn() starts
 
         # 4. Learn until total_timesteps (or the time limit or a signal; checkpoint first). A
         # fresh run checkpoints at step 0, when learning starts.
