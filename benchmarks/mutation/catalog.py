@@ -177,6 +177,15 @@ CATALOG: tuple[Mutant, ...] = (
         why="a reshuffled card played from a hand still counts as in the deck",
     ),
     Mutant(
+        id="roy-resample-ignores-deck-memory",
+        area="roy",
+        path=ROY,
+        old="        from_memory = min(size, len(in_deck))\n",
+        new="        from_memory = 0\n",
+        tests=("tests/test_api_all_games.py::test_no_leak_under_resampling[roy-num_players=2]",),
+        why="a determinization fills the deck with cards the seat knows are not in it",
+    ),
+    Mutant(
         id="roy-deck-memory-outlives-hand",
         area="roy",
         path=ROY,
