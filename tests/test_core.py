@@ -96,11 +96,11 @@ def test_a_sequence_option_is_the_same_config_from_a_list_or_a_tuple() -> None:
 def test_an_option_that_would_have_no_effect_is_an_error() -> None:
     """Nothing is silently ignored: joker_swaps without Jokin' Around, a target score in
     one-hand episodes. Their defaults stay accepted (a config listing every key)."""
-    with pytest.raises(ValueError, match=r"joker_swaps=2 has no effect unless "
+    with pytest.raises(ValueError, match=r"joker_swaps=2 changes nothing in play unless "
                                          r"jokin_around=True \(it is False\)"):
         make_engine("deluxe_memory", joker_swaps=2)
     for game in ("roy", "mega_memory"):
-        with pytest.raises(ValueError, match=r"target_score=7 has no effect unless "
+        with pytest.raises(ValueError, match=r"target_score=7 changes nothing in play unless "
                                              r"episode='game'"):
             make_engine(game, target_score=7)
         default = make_engine(game).config["target_score"]

@@ -132,7 +132,7 @@ def resolve_config(
         needs = options[key].needs
         if needs is not None and resolved[needs[0]] != needs[1] \
                 and resolved[key] != options[key].default:
-            raise ValueError(f"{key}={resolved[key]!r} has no effect unless "
+            raise ValueError(f"{key}={resolved[key]!r} changes nothing in play unless "
                              f"{needs[0]}={needs[1]!r} (it is {resolved[needs[0]]!r}): set "
                              f"both, or leave {key!r} out")
     return resolved
