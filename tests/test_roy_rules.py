@@ -416,10 +416,14 @@ def test_the_deal_passes_left_with_three_players() -> None:
 
 
 # -- memory of buried discards ---------------------------------------------------------------------
-def _memory_plane(e: RoyEngine, seat: int) -> set[int]:
+def _decoded(e: RoyEngine, seat: int) -> dict[str, np.ndarray]:
     obs = np.empty(e.layout.size, np.float32)
     e.write_observation(seat, obs)
-    return set(np.flatnonzero(e.layout.decode(obs)["discard_memory"]).tolist())
+    return {k: v.copy() for k, v in e.layout.decode(obs).items()}
+
+
+def _memory_plane(e: RoyEngine, seat: int) -> set[int]:
+    return set(np.flatnonzero(_decoded(e, seat)["discard_memory"]).tolist())
 
 
 def test_perfect_memory_remembers_buried_discards() -> None:
@@ -451,9 +455,7 @@ def test_forgetting_probability_is_between() -> None:
 
 
 def _deck_plane(e: RoyEngine, seat: int) -> set[int]:
-    obs = np.empty(e.layout.size, np.float32)
-    e.write_observation(seat, obs)
-    return set(np.flatnonzero(e.layout.decode(obs)["reshuffled_into_deck"]).tolist())
+    return set(np.flatnonzero(_decoded(e, seat)["reshuffled_into_deck"]).tolist())
 
 
 def test_a_reshuffle_moves_the_discard_memory_into_the_deck() -> None:
@@ -551,12 +553,6 @@ def test_observation_layout_fields() -> None:
     assert np.flatnonzero(v["top_card"]).tolist() == [card_id("2H")]
     assert v["phase"].tolist() == [1.0, 0.0]
     assert v["opponent_hand_sizes"].tolist() == pytest.approx([7 / 52])
-
-
-def _decoded(e: RoyEngine, seat: int) -> dict[str, np.ndarray]:
-    obs = np.empty(e.layout.size, np.float32)
-    e.write_observation(seat, obs)
-    return {k: v.copy() for k, v in e.layout.decode(obs).items()}
 
 
 def test_observation_scores_start_with_the_seat_itself() -> None:

@@ -676,7 +676,7 @@ def test_training_smoke_checkpoint_resume_evaluate(game: str, tmp_path: Path,
         assert len(steps) == len(set(steps)), (name, steps)
 
 
-def test_keep_policies_keeps_every_checkpoints_policy(tmp_path: Path, capsys) -> None:
+def test_keep_policies_keeps_every_checkpoints_policy(tmp_path: Path) -> None:
     """training.keep_policies: policies/step-<N>.zip at every checkpoint, restored on resume
     when a kill came between the checkpoint and its policy, and evaluated on the run's game
     options like the run's own .zip files."""

@@ -211,7 +211,7 @@ class RoyEngine(CachedViews, Engine):
                 self._views_ok = False
             card = self.deck.pop()
             if self.reshuffled:  # the drawer alone sees which card left the deck
-                self.tracker.known[seat, RESHUFFLED + card] = -1
+                self.tracker.forget_seat_slot(seat, RESHUFFLED + card)
                 if self._views_ok:
                     self._views[seat, self._reshuffled0 + card] = 0.0
             self._give(seat, card)
@@ -288,7 +288,7 @@ class RoyEngine(CachedViews, Engine):
         self.discard.append(card)
         self.tracker.show_all(under, under)
         if self.reshuffled:  # played in view: nobody counts it in the deck any more
-            self.tracker.known[:, RESHUFFLED + card] = -1
+            self.tracker.conceal(RESHUFFLED + card)
             if self._views_ok:
                 self._views[:, self._reshuffled0 + card] = 0.0
         if self._views_ok:
