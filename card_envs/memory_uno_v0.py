@@ -8,7 +8,7 @@
 | Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (2 to 6 with `num_players`) |
 | Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(14 + 16n): 78 for 4 players (46, 62, 78, 94, 110 for n = 2..6) |
-| Observation shape | `{"observation": (8n² + 148n + 58,), "action_mask": (14 + 16n,)}`: 778 for 4 players |
+| Observation shape | `{"observation": (8n² + 148n + 73,), "action_mask": (14 + 16n,)}`: 793 for 4 players |
 | Observation values | [0, 1] (totals in [-1, 2.5], last round in [-0.5, 1.5]) |
 | Rewards | +1 / -1 at the end of the episode, ties split (`reward="score"`: minus the points added to your total) |
 | Variants | `num_players` 2-6, `episode` round/game, `match` rank/points, `failed_call` on_top/instead, `give_after_throw` optional/required, `call_timing` any/turn, `first_player`, `memory` |
@@ -42,7 +42,8 @@ Observation (for one seat; seats in offset order, own first; 8 positions per sea
 (8n), `known` (8n, this seat remembers the card), `known_kind` (8n x 15: A 2..10 J Q blackK redK
 joker), `seen_by` (n x 8n: the public record of which seat has seen the card now at each
 position), `selected` (8n: a swap's first card or a thrown position awaiting a give),
-`grave_memory` (15: remembered buried graveyard cards per kind / copies), `phase` (9),
+`grave_memory` (15: remembered buried graveyard cards per kind / copies), `deck_memory` (15:
+the same for cards that went into the deck at a reshuffle, not seen to leave), `phase` (9),
 `turn_player` (n), `drawn_kind` (15, if this seat may see it), `drawn_from_grave` (1),
 `top_kind` (15), `locked_stack` (n), `deck_size`, `grave_size`, `round_turns` (1 each),
 `totals` (n, / 100), `last_round` (n, / 100). Memory of face-down cards follows

@@ -14,6 +14,8 @@ from card_envs.games.memory_uno.engine import (
     CALL,
     DRAWN,
     GIVE,
+    INV_COPIES_OF,
+    KIND_OF,
     PEEK_OTHER,
     PEEK_OWN,
     SLOTS,
@@ -665,15 +667,106 @@ def test_seen_by_is_a_public_record_in_relative_seat_order() -> None:
 
 
 # -- the rest of the table ---------------------------------------------------------------------
-def test_empty_deck_reshuffles_the_graveyard_under_its_top() -> None:
-    e = mu(A_HANDS, draws=["5H"])
+def _one_card_left(hands: list[list[str]] = A_HANDS, **config) -> MemoryUnoEngine:
+    """Edge-case setup: the deck holds only 5H (seat 0's next draw); every other undealt card
+    is buried in the graveyard, where every seat saw it land."""
+    e = mu(hands, draws=["5H"], **config)
     e.grave = e.deck[:-1]
     e.deck = e.deck[-1:]
+    for card in e.grave[:-1]:
+        e.tracker.known[:, e.grave_base + card] = card
     e._after_load()
+    e.check_invariants()
+    return e
+
+
+def _kinds(cards: list[int]) -> np.ndarray:
+    """Cards per kind / copies of the kind, as the memory fields count them."""
+    counts = np.zeros(15, np.float32)
+    for card in cards:
+        counts[KIND_OF[card]] += INV_COPIES_OF[card]
+    return counts
+
+
+def test_empty_deck_reshuffles_the_graveyard_under_its_top() -> None:
+    e = _one_card_left()
     buried = sorted(e.grave)
     play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
     assert e.grave == [card_id("5H")] and len(e.deck) == 54 - 8 - 2
     assert sorted(e.deck + [e.drawn]) == buried
+
+
+def test_reshuffled_cards_are_remembered_in_the_deck_and_the_drawer_alone_sees_one_leave(
+) -> None:
+    e = _one_card_left()
+    play(e, "draw_deck", "discard", "pass", "pass")
+    buried = e.grave[:-1]
+    assert np.allclose(view(e, 1)["grave_memory"], _kinds(buried))
+    assert not view(e, 1)["deck_memory"].any()
+    play(e, "draw_deck")  # seat 1 draws from the reshuffled graveyard
+    drawn = e.drawn
+    for seat in (0, 1):
+        v = view(e, seat)
+        assert not v["grave_memory"].any()  # nothing is buried under the 5H any more
+        counted = [c for c in buried if seat == 0 or c != drawn]
+        assert np.allclose(v["deck_memory"], _kinds(counted)), seat
+
+
+def test_a_card_that_lands_face_up_leaves_everyones_deck_memory() -> None:
+    e = _one_card_left()
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    drawn = e.drawn
+    before = view(e, 0)["deck_memory"]
+    e.step(e.action_id("discard"))  # seat 1 discards it: it lands before any effect
+    assert np.allclose(view(e, 0)["deck_memory"], before - _kinds([drawn]))
+    assert e.tracker.known[:, e.deck_base + drawn].tolist() == [-1, -1]
+
+
+def test_a_look_at_a_reshuffled_card_takes_it_out_of_the_lookers_deck_memory() -> None:
+    e = _one_card_left()
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    taken = e.drawn  # seat 1 swaps it in face down: seat 0 still counts it in the deck
+    e.deck.remove(card_id("9C"))  # edge-case setup: seat 0's next draw is the 9C
+    e.deck.append(card_id("9C"))
+    play(e, "own:0", "pass", "pass")
+    assert e.tracker.known[0, e.deck_base + taken] == taken
+    play(e, "draw_deck", "discard", "pick:1.0")  # 9: seat 0 looks at seat 1's position 0
+    assert e.tracker.known[0, e.deck_base + taken] == -1
+    assert e.tracker.known[1, e.deck_base + taken] == -1  # the drawer never counted it
+
+
+def test_a_hidden_penalty_card_from_a_reshuffled_deck_stays_counted_by_everyone() -> None:
+    e = _one_card_left([["5C", "9D", "2H", "3S"], ["KD", "7C", "QH", "AS"]])
+    play(e, "draw_deck", "discard")  # the 5H lands
+    play(e, "throw:1.3")  # seat 1 throws seat 0's 3S: wrong, a penalty card from the new deck
+    penalty = e.slots[SLOTS + 4]
+    assert penalty >= 0 and e.reshuffled
+    assert e.tracker.known[:, e.deck_base + penalty].tolist() == [penalty, penalty]
+    assert e.tracker.known[:, e.deck_base + card_id("3S")].tolist() == [-1, -1]
+
+
+def test_a_new_round_forgets_the_reshuffled_deck() -> None:
+    e = _one_card_left(episode="game")
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    assert view(e, 0)["deck_memory"].any()
+    e.step(e.action_id("own:0"))
+    while e.phase != TURN or e.current_player != 0:
+        play(e, "pass")
+    play(e, "call")
+    assert e.round_number == 2 and not e.reshuffled
+    assert not view(e, 0)["deck_memory"].any() and not view(e, 1)["deck_memory"].any()
+
+
+def test_resampling_keeps_counted_cards_in_the_deck_and_out_of_the_graveyard() -> None:
+    e = _one_card_left()
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck", "own:1", "pass", "pass")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        counted = set(np.flatnonzero(e.tracker.known[0, e.deck_base:] >= 0).tolist())
+        e.resample_hidden(0, rng)
+        e.check_invariants()  # every seat still counts every card in the deck
+        assert set(e.deck) <= counted and not counted & set(e.grave)
+        assert set(np.flatnonzero(e.tracker.known[0, e.deck_base:] >= 0).tolist()) == counted
 
 
 def test_single_option_decisions_are_played_automatically() -> None:

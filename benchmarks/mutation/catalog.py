@@ -359,6 +359,67 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_MEMORY_UNO + "::test_every_player_count_deals_four_cards_to_each_seat",),
         why="num_players=6 is played with five seats (a player count capped below the maximum)",
     ),
+    Mutant(
+        id="mu-reshuffle-forgets-deck",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("            known[:, d:] = known[:, g:d]\n"
+             "            known[:, g:d] = -1\n"
+             "            self._dmem[...] = self._gmem\n"),
+        new=("            known[:, g:] = -1\n"
+             "            self._dmem.fill(0.0)\n"),
+        tests=(T_MEMORY_UNO,),
+        why="a reshuffle loses which cards went into the new deck (the gap before the fix)",
+    ),
+    Mutant(
+        id="mu-everyone-sees-the-draw",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="                self._seen_out_of_deck(seat, card)\n            self._set_drawn",
+        new="                self._seen_out_of_deck_by_all(card)\n            self._set_drawn",
+        tests=(T_MEMORY_UNO,),
+        why="every seat stops counting the card drawn from a reshuffled deck, not the drawer only",
+    ),
+    Mutant(
+        id="mu-landed-card-stays-in-deck",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        if self.reshuffled:  # face up: everyone sees it has left the deck\n",
+        new="        if False:\n",
+        tests=(T_MEMORY_UNO,),
+        why="a card that lands face up on the graveyard is still counted in the deck",
+    ),
+    Mutant(
+        id="mu-look-keeps-deck-memory",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("        sv[kk + 1 + KIND_OF[card]] = 1.0\n"
+             "        if self.reshuffled:\n"
+             "            self._seen_out_of_deck(seat, card)\n"),
+        new="        sv[kk + 1 + KIND_OF[card]] = 1.0\n",
+        tests=(T_MEMORY_UNO,),
+        why="a seat that looks at a reshuffled card in someone's hand still counts it in the deck",
+    ),
+    Mutant(
+        id="mu-resample-ignores-deck-memory",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("        in_deck = [c for c in unseen if counted[c] >= 0]\n"
+             "        rest = [c for c in unseen if counted[c] < 0]"),
+        new=("        in_deck: list[int] = []\n"
+             "        rest = list(unseen)"),
+        tests=(T_MEMORY_UNO,),
+        why="determinization deals cards the seat counts in the deck anywhere, even buried",
+    ),
+    Mutant(
+        id="mu-redeal-keeps-others-deck-memory",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        if self.reshuffled:\n            self._redeal_deck_memory(seat)\n",
+        new="",
+        tests=(T_MEMORY_UNO,),
+        why="after a redeal other seats still count cards the redeal put where they saw them",
+    ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
         id="mm-long-run-points",

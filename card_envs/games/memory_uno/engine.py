@@ -2,9 +2,11 @@
 
 The table: each seat owns ``SLOTS`` = 8 card positions: 0 and 1 (top row), 2 and 3 (bottom row,
 peeked at the start of a round), 4..7 (where penalty cards go). Position ``p`` of seat ``s`` is
-slot ``s * 8 + p``; the slot is also the card's KnowledgeTracker slot, and tracker slot
-``8n + card`` means "``card`` lies buried in the graveyard". Positions never change: a card
-leaves a position only by being swapped, thrown or given, and the position stays empty.
+slot ``s * 8 + p``; the slot is also the card's KnowledgeTracker slot. Tracker slot
+``8n + card`` means "``card`` lies buried in the graveyard", and ``8n + 54 + card`` "``card``
+went into the deck at the round's last reshuffle and was not seen to leave it". Positions never
+change: a card leaves a position only by being swapped, thrown or given, and the position stays
+empty.
 
 Actions (``14 + 16n``): ``call``, ``draw_deck``, ``draw_grave``, ``discard``, ``pass``,
 ``keep``, ``own:<pos>`` (swap the drawn card in / give a card after a throw),
@@ -134,7 +136,7 @@ class MemoryUnoEngine(Engine):
     tracker: KnowledgeTracker
     # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template and
     # the zero scores: rebound rather than copied or pickled (memoryviews cannot be either).
-    BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
+    BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_dmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
                    "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v", "_template_v",
                    "_no_scores_v")
     OPTIONS: ClassVar[dict[str, Option]] = {
@@ -161,7 +163,7 @@ class MemoryUnoEngine(Engine):
         "slots", "hand_count", "deck", "grave", "drawn", "drawn_from_grave", "phase",
         "turn_player", "round_start", "round_turns", "selected", "locked", "queue", "totals",
         "last_round",
-        "last_caller", "round_number", "witnessed", "tracker",
+        "last_caller", "round_number", "reshuffled", "witnessed", "tracker",
     )
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
         {"memory": "none"},
@@ -181,6 +183,7 @@ class MemoryUnoEngine(Engine):
         ns = n * SLOTS
         self.num_slots = ns
         self.grave_base = ns  # tracker slot of "card c is buried in the graveyard": ns + c
+        self.deck_base = ns + NUM_CARDS  # ... of "card c went into the deck at the reshuffle"
         self.throw_base = PICK_BASE + ns
         self.num_actions = PICK_BASE + 2 * ns
         names = ["call", "draw_deck", "draw_grave", "discard", "pass", "keep"]
@@ -198,8 +201,9 @@ class MemoryUnoEngine(Engine):
         offsets: dict[str, int] = {}
         size = 0
         for key, length in (*FIXED_HEAD, ("occ", ns), ("seen", n * ns), ("kk", n * ns * 16),
-                            ("gmem", n * NUM_KINDS), ("sel", ns), ("turn", n),
-                            ("drawn", n * NUM_KINDS), ("lock", n), ("totals", n), ("last", n)):
+                            ("gmem", n * NUM_KINDS), ("dmem", n * NUM_KINDS), ("sel", ns),
+                            ("turn", n), ("drawn", n * NUM_KINDS), ("lock", n), ("totals", n),
+                            ("last", n)):
             offsets[key] = size
             size += length
         assert offsets["turns"] == TURNS_AT
@@ -218,6 +222,7 @@ class MemoryUnoEngine(Engine):
         layout.add("seen_by", n * ns)  # public record: seat offset r has seen the card there
         layout.add("selected", ns)  # first card of a swap / the thrown card awaiting a give
         layout.add("grave_memory", NUM_KINDS)  # remembered buried graveyard cards / copies
+        layout.add("deck_memory", NUM_KINDS)  # remembered cards of a reshuffled deck / copies
         layout.add("phase", NUM_PHASES)
         layout.add("turn_player", n)
         layout.add("drawn_kind", NUM_KINDS)  # the drawn card, if this seat may see it
@@ -235,8 +240,11 @@ class MemoryUnoEngine(Engine):
         # 0..3 and has seen (and knows) its bottom two.
         # (slot, flat tracker index, source index of kind 0) of each seat's bottom two.
         # Per seat: where its row starts in the flat tracker memory and in the graveyard memory.
-        self._seat_rows = [(s * (ns + NUM_CARDS), offsets["gmem"] + s * NUM_KINDS)
+        self._seat_rows = [(s * (ns + 2 * NUM_CARDS), offsets["gmem"] + s * NUM_KINDS)
                            for s in range(n)]
+        # Per seat: where its deck memory starts in the flat tracker memory and the source.
+        self._deck_rows = [(s * (ns + 2 * NUM_CARDS) + self.deck_base,
+                            offsets["dmem"] + s * NUM_KINDS) for s in range(n)]
         self._peeks = [(s * SLOTS + p, self._seat_rows[s][0] + s * SLOTS + p,
                         offsets["kk"] + (s * ns + s * SLOTS + p) * 16 + 1)
                        for s in range(n) for p in BOTTOM]
@@ -270,7 +278,8 @@ class MemoryUnoEngine(Engine):
         state.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)
         self.state_layout = state
 
-        self.tracker = KnowledgeTracker(n, ns + NUM_CARDS, self.memory)
+        self.tracker = KnowledgeTracker(n, ns + 2 * NUM_CARDS, self.memory)
+        self._perfect_memory = self.tracker.forget_p == 0.0
         self.slots: list[int] = [-1] * ns
         self.hand_count = [0] * n
         self.deck: list[int] = []  # top of the deck is the END of the list
@@ -288,6 +297,7 @@ class MemoryUnoEngine(Engine):
         self.last_round = [0] * n
         self.last_caller = -1
         self.round_number = 0
+        self.reshuffled = False  # this round's deck is a reshuffled graveyard
         # Occupancy (0/1 bytes) written twice over, so that every seat's relative order (own
         # positions first) is one slice: a legal mask copies it in a single memoryview move.
         self._occ2 = bytearray(2 * ns)
@@ -312,6 +322,7 @@ class MemoryUnoEngine(Engine):
         self.witnessed = src[o["seen"]:o["seen"] + n * ns].reshape(n, ns)
         self._kk = src[o["kk"]:o["kk"] + n * ns * 16].reshape(n, ns, 16)
         self._gmem = src[o["gmem"]:o["gmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+        self._dmem = src[o["dmem"]:o["dmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
         self._drawn_v = src[o["drawn"]:o["drawn"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
         # Per-slot columns (every seat's entry for one slot), prebuilt: filling a ready view
         # costs a third of indexing ``[:, slot]`` each time.
@@ -330,6 +341,7 @@ class MemoryUnoEngine(Engine):
         idx += [o["seen"] + v * ns + a for v in rel_seats for a in perm]
         idx += [o["sel"] + a for a in perm]
         idx += [o["gmem"] + seat * NUM_KINDS + k for k in range(NUM_KINDS)]
+        idx += [o["dmem"] + seat * NUM_KINDS + k for k in range(NUM_KINDS)]
         idx += [o["phase"] + k for k in range(NUM_PHASES)]
         idx += [o["turn"] + s for s in rel_seats]
         idx += [o["drawn"] + seat * NUM_KINDS + k for k in range(NUM_KINDS)]
@@ -384,6 +396,7 @@ class MemoryUnoEngine(Engine):
         self.selected = -1
         self.locked = -1
         self.queue = []
+        self.reshuffled = False
         self.phase = TURN
         self.turn_player = self.round_start
         self.round_turns = 0
@@ -412,11 +425,30 @@ class MemoryUnoEngine(Engine):
         kk = self._kk_at + 16 * x
         sv[kk] = 1.0
         sv[kk + 1 + KIND_OF[card]] = 1.0
+        if self.reshuffled:
+            self._seen_out_of_deck(seat, card)
 
     def _see_all(self, slot: int, card: int) -> None:
         self._kcol[slot].fill(card)  # tracker.known[:, slot]
         self._wcol[slot].fill(1.0)  # witnessed[:, slot]
         self._kkcol[slot][...] = KNOWN_ROW_OF[card]  # _kk[:, slot]
+        if self.reshuffled:
+            self._seen_out_of_deck_by_all(card)
+
+    def _seen_out_of_deck(self, seat: int, card: int) -> None:
+        """``seat`` saw ``card`` outside the deck: it no longer counts it in the deck."""
+        known_at, dmem_at = self._deck_rows[seat]
+        if self._known_v[known_at + card] >= 0:
+            self._known_v[known_at + card] = -1
+            self._sv[dmem_at + KIND_OF[card]] -= INV_COPIES_OF[card]
+
+    def _seen_out_of_deck_by_all(self, card: int) -> None:
+        known, sv = self._known_v, self._sv
+        kind, share = KIND_OF[card], INV_COPIES_OF[card]
+        for known_at, dmem_at in self._deck_rows:
+            if known[known_at + card] >= 0:
+                known[known_at + card] = -1
+                sv[dmem_at + kind] -= share
 
     def _conceal(self, slot: int) -> None:
         """The card at ``slot`` left, or was replaced unseen: nobody knows what is there."""
@@ -501,6 +533,8 @@ class MemoryUnoEngine(Engine):
         grave.append(card)
         sv[TOP_AT + KIND_OF[card]] = 1.0
         sv[GRAVE_AT] = len(grave) / NUM_CARDS
+        if self.reshuffled:  # face up: everyone sees it has left the deck
+            self._seen_out_of_deck_by_all(card)
 
     def _take_top(self) -> int:
         grave, sv = self.grave, self._sv
@@ -513,14 +547,21 @@ class MemoryUnoEngine(Engine):
         return card
 
     def _draw_card(self) -> int:
+        """The deck's top card, seen by nobody yet (the caller says who looks at it)."""
         if not self.deck:
-            # The graveyard but its top is shuffled into a new deck (not in the text).
+            # The graveyard but its top is shuffled into a new deck (not in the text). What
+            # each seat remembered buried there it now remembers in the deck; the last
+            # reshuffle's cards left the deck before this one, so their records go.
             buried = self.grave[:-1]
             self.grave = self.grave[-1:]
             self.rng.shuffle(buried)
             self.deck = buried
-            self.tracker.known[:, self.grave_base:] = -1
+            known, g, d = self.tracker.known, self.grave_base, self.deck_base
+            known[:, d:] = known[:, g:d]
+            known[:, g:d] = -1
+            self._dmem[...] = self._gmem
             self._gmem.fill(0.0)
+            self.reshuffled = True
             self._sv[GRAVE_AT] = 1 / NUM_CARDS
         card = self.deck.pop()
         self._sv[DECK_AT] = len(self.deck) / NUM_CARDS
@@ -580,8 +621,11 @@ class MemoryUnoEngine(Engine):
         if idx.size:
             kk[idx, 0] = 1.0
             kk[idx, 1 + KIND_NP[hand[idx]]] = 1.0
-        buried = np.flatnonzero(row[self.grave_base:] >= 0)
+        g, d = self.grave_base, self.deck_base
+        buried = np.flatnonzero(row[g:d] >= 0)
         self._gmem[seat] = np.bincount(KIND_NP[buried], minlength=NUM_KINDS) * INV_COPIES
+        in_deck = np.flatnonzero(row[d:] >= 0)
+        self._dmem[seat] = np.bincount(KIND_NP[in_deck], minlength=NUM_KINDS) * INV_COPIES
 
     def _compose_src(self, out: np.ndarray) -> None:
         """Build the whole source vector from the position (reference for the incremental one)."""
@@ -595,10 +639,12 @@ class MemoryUnoEngine(Engine):
         seats, slots = np.nonzero(known[:, :ns] >= 0)
         kk[seats, slots, 0] = 1.0
         kk[seats, slots, 1 + KIND_NP[known[seats, slots]]] = 1.0
-        gmem = out[o["gmem"]:o["gmem"] + n * NUM_KINDS].reshape(n, NUM_KINDS)
-        seats, cards = np.nonzero(known[:, self.grave_base:] >= 0)
-        kinds = KIND_NP[cards]
-        np.add.at(gmem, (seats, kinds), INV_COPIES[kinds])
+        for key, start, stop in (("gmem", self.grave_base, self.deck_base),
+                                 ("dmem", self.deck_base, None)):
+            counts = out[o[key]:o[key] + n * NUM_KINDS].reshape(n, NUM_KINDS)
+            seats, cards = np.nonzero(known[:, start:stop] >= 0)
+            kinds = KIND_NP[cards]
+            np.add.at(counts, (seats, kinds), INV_COPIES[kinds])
         if self.selected >= 0:
             out[o["sel"] + self.selected] = 1.0
         out[o["phase"] + self.phase] = 1.0
@@ -671,7 +717,10 @@ class MemoryUnoEngine(Engine):
             self._end_round(seat)
         elif action == DRAW_DECK:
             self._lock(-1)  # "until ... a new card has been drawn"
-            self._set_drawn(self._draw_card(), False)
+            card = self._draw_card()
+            if self.reshuffled:  # the drawer alone sees which card left the deck
+                self._seen_out_of_deck(seat, card)
+            self._set_drawn(card, False)
             self._set_phase(DRAWN)
         elif action == DRAW_GRAVE:
             self._lock(-1)
@@ -915,40 +964,69 @@ class MemoryUnoEngine(Engine):
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redeal what ``seat`` cannot know: face-down cards it does not remember, the deck,
         buried graveyard cards it does not remember, and a card another seat drew from the
-        deck. Other seats keep remembering positions; what they remember follows the redeal."""
+        deck. Other seats keep remembering positions; what they remember follows the redeal.
+
+        Cards the seat counts in a reshuffled deck stay in the deck, a hidden position or the
+        drawn card, the deck taking them first: under perfect memory the deck holds nothing
+        else, and it gets a uniform draw of them. They are never buried: everyone saw each
+        buried card land."""
         known = self.tracker.known
-        g = self.grave_base
+        g, d = self.grave_base, self.deck_base
         hidden_slots = [x for x, c in enumerate(self.slots) if c >= 0 and known[seat, x] < 0]
         buried = self.grave[:-1]
         hidden_buried = [i for i, c in enumerate(buried) if known[seat, g + c] < 0]
         buried_memory = [known[:, g + buried[i]].copy() for i in hidden_buried]
         drawn_hidden = (self.drawn >= 0 and not self.drawn_from_grave
                         and self.turn_player != seat)
-        pool = [self.slots[x] for x in hidden_slots] + self.deck
-        pool += [buried[i] for i in hidden_buried]
+        unseen = [self.slots[x] for x in hidden_slots] + self.deck
         if drawn_hidden:
-            pool.append(self.drawn)
-        pool = [pool[i] for i in rng.permutation(len(pool))]
-        k = 0
-        for x in hidden_slots:
-            self.slots[x] = pool[k]
-            k += 1
-            col = known[:, x]
-            col[col >= 0] = pool[k - 1]
+            unseen.append(self.drawn)
+        counted = known[seat, d:]
+        in_deck = [c for c in unseen if counted[c] >= 0]
+        rest = [c for c in unseen if counted[c] < 0] + [buried[i] for i in hidden_buried]
+        in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
+        rest = [rest[i] for i in rng.permutation(len(rest))]
         size = len(self.deck)
-        self.deck = pool[k:k + size]
-        k += size
+        from_memory = min(size, len(in_deck))
+        self.deck = in_deck[:from_memory] + rest[:size - from_memory]
+        rest = rest[size - from_memory:]
         for i in hidden_buried:
             known[:, g + buried[i]] = -1
         for i, memory in zip(hidden_buried, buried_memory, strict=True):
-            card = pool[k]
-            k += 1
+            card = rest.pop()
             self.grave[i] = card
             known[:, g + card] = np.where(memory >= 0, card, -1)
+        pool = in_deck[from_memory:] + rest
+        pool = [pool[i] for i in rng.permutation(len(pool))]
         if drawn_hidden:
-            self.drawn = pool[k]
+            self.drawn = pool.pop()
+        for x, card in zip(hidden_slots, pool, strict=True):
+            self.slots[x] = card
+            col = known[:, x]
+            col[col >= 0] = card
+        if self.reshuffled:
+            self._redeal_deck_memory(seat)
         self._compose_src(self._src)
         self._mask_valid = False
+
+    def _redeal_deck_memory(self, seat: int) -> None:
+        """Other seats' deck memories after a redeal for ``seat`` (whose own stays as it is).
+        They keep their records by card, less the cards the redeal put where they would have
+        seen them: on the graveyard, at a position they know, in their own hand as the drawn
+        card. Without forgetting a seat counts every reshuffled card it has not seen leave: the
+        cards any seat counts, less those."""
+        known, d, ns = self.tracker.known, self.deck_base, self.num_slots
+        memory = known[:, d:]
+        own = memory[seat].copy()
+        if self._perfect_memory:
+            memory[:] = np.where((memory >= 0).any(axis=0), np.arange(NUM_CARDS), -1)
+        memory[:, self.grave] = -1
+        for s in range(self.num_players):
+            row = known[s, :ns]
+            memory[s, row[row >= 0]] = -1
+        if self.drawn >= 0 and not self.drawn_from_grave:
+            memory[self.turn_player, self.drawn] = -1
+        memory[seat] = own
 
     def _after_load(self) -> None:
         self._compose_src(self._src)
@@ -977,6 +1055,22 @@ class MemoryUnoEngine(Engine):
         for c in range(NUM_CARDS):
             col = known[:, g + c]
             assert ((col < 0) | ((col == c) & (c in buried))).all(), c
+            if self._perfect_memory:
+                assert c not in buried or (col == c).all(), f"buried {c} forgotten"
+        # A seat counts a card in the deck only after a reshuffle, never once it has placed
+        # the card (on the graveyard, at a position it knows, as the card it drew), and,
+        # without forgetting, every card in the deck.
+        counted = known[:, self.deck_base:] >= 0
+        assert self.reshuffled or not counted.any(), "deck memory without a reshuffle"
+        assert (known[:, self.deck_base:][counted] == np.nonzero(counted)[1]).all()
+        assert not counted[:, self.grave].any(), "a graveyard card counted in the deck"
+        for s in range(n):
+            row = known[s, :self.num_slots]
+            assert not counted[s, row[row >= 0]].any(), f"seat {s} counts a card it has placed"
+        if self.drawn >= 0 and not self.drawn_from_grave:
+            assert not counted[self.turn_player, self.drawn], "the drawer counts its card"
+        if self.reshuffled and self._perfect_memory:
+            assert counted[:, self.deck].all(), "a reshuffled card is missing from memory"
         assert (self.drawn >= 0) == (self.phase == DRAWN), self.phase
         assert (self.selected >= 0) == (self.phase in (SWAP_SECOND, GIVE)), self.phase
         reference = np.empty_like(self._src)
