@@ -243,6 +243,14 @@ def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
     latin1.write_bytes("game: roy\n# café\n".encode("latin-1"))  # was a UnicodeDecodeError
     with pytest.raises(ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):
         load_config(latin1)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing yet\n")  # was "a config must be a mapping, got NoneType"
+    with pytest.raises(ConfigError, match=r"empty.yaml: the config is empty: it needs at least"):
+        load_config(empty)
+    scalar = tmp_path / "scalar.yaml"
+    scalar.write_text("roy\n")
+    with pytest.raises(ConfigError, match=r"mapping of keys to values, got str 'roy'"):
+        load_config(scalar)
 
 
 @pytest.mark.parametrize(

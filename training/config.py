@@ -379,8 +379,11 @@ def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
 
     ``check_cuda=False`` accepts a CUDA ``training.device`` on a machine without CUDA: for
     reading a run's config for anything but training it (its game options, to evaluate it)."""
+    if data is None:  # an empty file, or only comments
+        raise ConfigError("the config is empty: it needs at least 'game' (see configs/)")
     if not isinstance(data, dict):
-        raise ConfigError(f"a config must be a mapping, got {type(data).__name__}")
+        raise ConfigError(f"a config must be a mapping of keys to values, got "
+                          f"{type(data).__name__} {data!r:.60}")
     top = [f.name for f in fields(Config)]
     for key in data:
         if key not in top:
