@@ -735,6 +735,16 @@ def test_a_look_at_a_reshuffled_card_takes_it_out_of_the_lookers_deck_memory() -
     assert e.tracker.known[1, e.deck_base + taken] == -1  # the drawer never counted it
 
 
+def test_a_wrong_throw_of_a_reshuffled_card_takes_it_out_of_every_deck_memory() -> None:
+    e = _one_card_left()
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck", "own:1")
+    hidden = e.slots[SLOTS + 1]  # seat 1 swapped a card of the new deck in face down
+    assert e.tracker.known[:, e.deck_base + hidden].tolist() == [hidden, -1]
+    assert e._match[hidden] != e._match[e.grave[-1]]  # (so seat 0's throw below is wrong)
+    play(e, "throw:1.1")  # wrong: the card is shown to everyone and goes back
+    assert e.tracker.known[:, e.deck_base + hidden].tolist() == [-1, -1]
+
+
 def test_a_hidden_penalty_card_from_a_reshuffled_deck_stays_counted_by_everyone() -> None:
     e = _one_card_left([["5C", "9D", "2H", "3S"], ["KD", "7C", "QH", "AS"]])
     play(e, "draw_deck", "discard")  # the 5H lands
@@ -767,6 +777,30 @@ def test_resampling_keeps_counted_cards_in_the_deck_and_out_of_the_graveyard() -
         e.check_invariants()  # every seat still counts every card in the deck
         assert set(e.deck) <= counted and not counted & set(e.grave)
         assert set(np.flatnonzero(e.tracker.known[0, e.deck_base:] >= 0).tolist()) == counted
+
+
+@pytest.mark.parametrize("memory", [0.3, "none"])
+def test_resampling_after_a_reshuffle_with_forgetting_keeps_every_invariant(memory) -> None:
+    """Play on from a reshuffle with every seat forgetting, redealing for each seat at every
+    decision: cards a seat forgot lying buried are redealt, and no other seat may then count
+    a card the redeal buried."""
+    e = _one_card_left(memory=memory)
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        mask = e.legal_mask().copy()
+        if mask.sum() > 1:
+            mask[CALL] = 0
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+        if e.done:
+            break
+        for seat in (0, 1):
+            before = view(e, seat)
+            e.resample_hidden(seat, rng)
+            e.check_invariants()
+            after = view(e, seat)
+            assert all(np.array_equal(before[k], after[k]) for k in before)
+    assert e.reshuffled and len(e.grave) > 5  # cards were buried after the reshuffle
 
 
 def test_single_option_decisions_are_played_automatically() -> None:

@@ -420,6 +420,26 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_MEMORY_UNO,),
         why="after a redeal other seats still count cards the redeal put where they saw them",
     ),
+    Mutant(
+        id="mu-wrong-throw-keeps-deck-memory",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old=("        self._kkcol[slot][...] = KNOWN_ROW_OF[card]  # _kk[:, slot]\n"
+             "        if self.reshuffled:\n"
+             "            self._seen_out_of_deck_by_all(card)\n"),
+        new="        self._kkcol[slot][...] = KNOWN_ROW_OF[card]  # _kk[:, slot]\n",
+        tests=(T_MEMORY_UNO,),
+        why="a reshuffled card revealed by a wrong throw is still counted in the deck",
+    ),
+    Mutant(
+        id="mu-redeal-buries-counted-cards",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        memory[:, self.grave] = -1\n",
+        new="",
+        tests=(T_MEMORY_UNO,),
+        why="after a redeal other seats count cards it buried (seats that forget only)",
+    ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
         id="mm-long-run-points",
