@@ -8,7 +8,7 @@
 | Agents | `agents = ['player_0', 'player_1']` (2 to 4 with `num_players`) |
 | Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(70) |
-| Observation shape | `{"observation": (216 + 2n,), "action_mask": (70,)}` |
+| Observation shape | `{"observation": (198 + 20n,), "action_mask": (70,)}` |
 | Observation values | [0, 1] (scores in [0, 1 + 52/target]) |
 | Rewards | +1 / -1 at the end of the episode, a hand or a game (`reward="score"`: each hand's points when it is scored) |
 | Variants | `num_players` 2-4, `episode` hand/game, `target_score`, `draw_when_able`, `first_dealer`, `memory` |
@@ -23,10 +23,11 @@ turn; `69` `end` ends the turn after at least one discard. A turn whose only rem
 
 Observation (for the seat to act; opponents listed from the next seat on): own hand (52),
 top card (52), announced suit (4), Ace penalty on the pile (1), King of Spades discarded this
-turn (1), phase first/continuing (2), each opponent's hand size (n-1), the buried discards this
-seat remembers (52), the cards this seat remembers going into the deck at the hand's last
-reshuffle and has not seen leave it (52), deck size (1), scores (n, own first). ``env.state()`` gives the full state
-for a centralised critic.
+turn (1), phase first/continuing (2), each opponent's hand size (n-1), each opponent's last
+forced draw (18 each: the suit and rank it could not match, the cards it has gained since), the
+buried discards this seat remembers (52), the cards this seat remembers going into the deck at
+the hand's last reshuffle and has not seen leave it (52), deck size (1), scores (n, own first).
+``env.state()`` gives the full state for a centralised critic.
 
 Usage::
 

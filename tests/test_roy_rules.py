@@ -149,6 +149,70 @@ def test_a_playable_wild_jack_means_the_player_cannot_draw() -> None:
     assert legal_names(e) == {"wild:JC>C", "wild:JC>D", "wild:JC>H", "wild:JC>S"}
 
 
+def _forced(e: RoyEngine, seat: int) -> list[tuple[str, str, int]]:
+    """What ``seat`` observes of each opponent's last forced draw (next seat first): the suit
+    and rank it could not match and the cards it has gained since, or None."""
+    block = _decoded(e, seat)["forced_draws"].reshape(e.num_players - 1, 18)
+    out = []
+    for row in block:
+        if not row.any():
+            out.append(None)
+            continue
+        suit, rank = int(np.argmax(row[:4])), int(np.argmax(row[4:17]))
+        out.append(("CDHS"[suit], "A23456789TJQK"[rank], round(float(row[17]) * 52)))
+    return out
+
+
+def test_a_forced_draw_shows_the_table_what_the_drawer_could_not_match() -> None:
+    """3: a player draws only when it "cannot discard": no card of the top's suit or rank, no
+    Jack. Everyone saw that, so every other seat observes it (and the cards gained since)."""
+    e = roy([FILLER, EXAMPLE, ["4S", "5S"]], "9S", draws=["AH"])
+    assert _forced(e, 1) == [None, None]
+    play(e, "draw")  # seat 0 holds only diamonds: no spade, no nine, no Jack
+    assert _forced(e, 1) == [None, ("S", "9", 1)]  # seat 0 is seat 1's second opponent
+    assert _forced(e, 2) == [("S", "9", 1), None]  # ... and seat 2's next one
+    assert _forced(e, 0) == [None, None]  # nothing about itself
+
+
+def test_a_forced_draw_after_a_wild_jack_is_on_the_announced_suit() -> None:
+    e = roy([["JS", "4S"], FILLER], "9H")
+    play(e, "wild:JS>C")
+    play(e, "draw")  # seat 1: diamonds only, no club, no Jack
+    assert _forced(e, 0) == [("C", "J", 1)]
+
+
+def test_a_second_forced_draw_replaces_the_first_and_penalties_count_as_gained() -> None:
+    no_spade_seven_or_jack = ["2C", "4C", "6C", "8C", "9C", "TC", "QC", "4H"]
+    e = roy([FILLER, ["AS", "2S", "3S", "KS", "5S", "6S", "7S"]], "9S",
+            draws=no_spade_seven_or_jack)
+    play(e, "draw")  # seat 0 (diamonds) cannot match the 9S
+    assert _forced(e, 1) == [("S", "9", 1)]
+    play(e, "play:KS", "end")  # the King of Spades: seat 0 draws seven and is skipped
+    assert _forced(e, 1) == [("S", "9", 8)]
+    play(e, "play:7S")  # seat 1 again; nothing follows a 7S here, so the turn ends
+    play(e, "draw")  # seat 0 cannot match the 7S either
+    assert _forced(e, 1) == [("S", "7", 1)]
+
+
+def test_no_forced_draw_is_recorded_for_an_ace_penalty_or_with_draw_when_able() -> None:
+    e = roy([["AH", "4C", "5C", "6C", "7C", "8C", "9C"], FILLER], "2H")
+    play(e, "play:AH")  # no other Ace: the turn ends by itself
+    play(e, "draw")  # seat 1 takes the Ace penalty: drawing is always allowed then
+    assert _forced(e, 0) == [None]
+    e = roy([FILLER, EXAMPLE], "9S", draw_when_able=True)
+    play(e, "draw")  # seat 0 cannot match, but a draw is a choice here: it shows nothing
+    assert _forced(e, 1) == [None]
+
+
+def test_a_new_hand_forgets_the_forced_draws() -> None:
+    e = roy([FILLER, HEARTS_RUN], "9H", episode="game")
+    play(e, "draw")
+    assert _forced(e, 1) == [("H", "9", 1)]
+    play(e, *[f"play:{card}" for card in HEARTS_RUN])  # seat 1 goes out: a new hand
+    assert e.hand_number == 2 and e.forced_suit == [-1, -1]
+    assert _forced(e, 0) == [None] and _forced(e, 1) == [None]
+
+
 # -- 6: Jacks --------------------------------------------------------------------------------------
 def test_wild_jack_is_first_and_only_and_announces_a_suit() -> None:
     e = roy([["JC", "2D", "3D", "4D", "5D", "6D", "7D"],

@@ -39,6 +39,9 @@ FIRST, CONTINUE = 0, 1
 #: Tracker slot ``RESHUFFLED + c``: card c went into the deck at the hand's last reshuffle and
 #: the seat has not seen it leave (slot ``c`` alone: card c lies buried in the discard pile).
 RESHUFFLED = 52
+#: Per opponent, what its last forced draw showed: the suit and the rank of the top card it
+#: could not match (one-hot 4 + 13), then the cards it has gained since / 52.
+FORCED_RANK, FORCED_GAINED, FORCED_SIZE = 4, 17, 18
 
 #: "Aces are always considered high": order 2 < 3 < ... < K < A.
 HIGH_OF: list[int] = [13 if RANK_OF[c] == ACE else RANK_OF[c] for c in range(52)]
@@ -67,7 +70,8 @@ class RoyEngine(CachedViews, Engine):
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
         "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
-        "hand_number", "stalled_turns", "last_hand_winner", "reshuffled", "tracker",
+        "hand_number", "stalled_turns", "last_hand_winner", "reshuffled", "forced_suit",
+        "forced_rank", "forced_gained", "tracker",
     )
 
     # -- construction ----------------------------------------------------------------------
@@ -91,6 +95,7 @@ class RoyEngine(CachedViews, Engine):
         self.s_king = layout.add("king_of_spades_played", 1)  # this turn: next seat draws 7
         self.s_phase = layout.add("phase", 2)  # [first card, continuing]
         self.s_opp = layout.add("opponent_hand_sizes", n - 1)  # / 52, next seat first
+        self.s_forced = layout.add("forced_draws", (n - 1) * FORCED_SIZE)  # next seat first
         self.s_memory = layout.add("discard_memory", 52)  # remembered buried discards
         # Remembered cards of the reshuffled deck; right after discard_memory, as their tracker
         # slots follow the discards', so one comparison writes both.
@@ -130,6 +135,18 @@ class RoyEngine(CachedViews, Engine):
         self._perfect_memory = self.tracker.forget_p == 0.0
         self._hand0, self._top0 = self.s_hand.start, self.s_top.start
         self._suit0, self._opp0 = self.s_suit.start, self.s_opp.start
+        self._forced0 = self.s_forced.start
+        # A draw shows the table that the drawer could not discard only when drawing is not
+        # a choice: without draw_when_able, and not an Ace penalty (always drawable).
+        self._draws_are_forced = not self.config["draw_when_able"]
+        self.forced_suit = [-1] * n  # per seat: its last forced draw's suit to match, or -1
+        self.forced_rank = [-1] * n
+        self.forced_gained = [0] * n  # cards it has gained since
+        # Per seat: (other seat, where other's view holds this seat's hand size, where it holds
+        # this seat's forced-draw block), for the writes that follow each card it gains.
+        self._watchers = [[(other, self._opp0 - 1 + (seat - other) % n,
+                            self._forced0 + ((seat - other) % n - 1) * FORCED_SIZE)
+                           for other in range(n) if other != seat] for seat in range(n)]
         self._mem0 = self.s_memory.start
         self._reshuffled0 = self.s_reshuffled.start
         self._memory_planes = slice(self._mem0, self._mem0 + 2 * 52)
@@ -158,6 +175,9 @@ class RoyEngine(CachedViews, Engine):
         self.deck = order[::-1]
         self.hands = [[] for _ in range(n)]
         self.hand_onehot.fill(0.0)
+        self.forced_suit = [-1] * n  # before the deal, which gains nobody anything
+        self.forced_rank = [-1] * n
+        self.forced_gained = [0] * n
         # One card at a time, starting left of the dealer (stacked decks rely on this order).
         for _ in range(HAND_SIZE):
             for k in range(1, n + 1):
@@ -179,16 +199,46 @@ class RoyEngine(CachedViews, Engine):
         hand = self.hands[seat]
         hand.append(card)
         self.hand_onehot[seat, card] = 1.0
+        recorded = self.forced_suit[seat] >= 0
+        if recorded:
+            self.forced_gained[seat] += 1
         if self._views_ok:
-            self._views[seat, self._hand0 + card] = 1.0
-            self._update_hand_size(seat, len(hand))
+            views = self._views
+            views[seat, self._hand0 + card] = 1.0
+            size, gained = len(hand) / 52.0, self.forced_gained[seat] / 52.0
+            for other, size_at, forced_at in self._watchers[seat]:
+                views[other, size_at] = size
+                if recorded:
+                    views[other, forced_at + FORCED_GAINED] = gained
 
     def _update_hand_size(self, seat: int, size: int) -> None:
-        n = self.num_players
-        views, base = self._views, self._opp0 - 1
-        for other in range(n):
-            if other != seat:
-                views[other, base + (seat - other) % n] = size / 52.0
+        views = self._views
+        for other, size_at, _ in self._watchers[seat]:
+            views[other, size_at] = size / 52.0
+
+    def _forced_draw(self, seat: int) -> int:
+        """``seat`` draws one card because it cannot discard: the table learns it held no card
+        of the suit to match, none of the top card's rank, and no Jack. Returns the number
+        drawn. (The record replaces the seat's last one once the draw is done: a reshuffle
+        keeps the top card, so the suit and rank to match stay as they were.)"""
+        old_suit, old_rank = self.forced_suit[seat], self.forced_rank[seat]
+        self.forced_suit[seat] = -1  # the old record gains nothing more
+        drawn = self._draw(seat, 1)
+        top = self.discard[-1]
+        suit = self.announced_suit if self.announced_suit >= 0 else SUIT_OF[top]
+        rank = RANK_OF[top]
+        self.forced_suit[seat], self.forced_rank[seat] = suit, rank
+        self.forced_gained[seat] = drawn
+        if self._views_ok:
+            views, gained = self._views, drawn / 52.0
+            for other, _, start in self._watchers[seat]:
+                if old_suit >= 0:
+                    views[other, start + old_suit] = 0.0
+                    views[other, start + FORCED_RANK + old_rank] = 0.0
+                views[other, start + suit] = 1.0
+                views[other, start + FORCED_RANK + rank] = 1.0
+                views[other, start + FORCED_GAINED] = gained
+        return drawn
 
     def _draw(self, seat: int, count: int) -> int:
         """Draw up to ``count`` cards, reshuffling the discard pile (all but its top) into a
@@ -270,6 +320,8 @@ class RoyEngine(CachedViews, Engine):
             if self.ace_chain:
                 drawn = self._draw(seat, 2 * self.ace_chain)
                 self.ace_chain = 0
+            elif self._draws_are_forced:
+                drawn = self._forced_draw(seat)
             else:
                 drawn = self._draw(seat, 1)
             self.stalled_turns = 0 if drawn else self.stalled_turns + 1
@@ -438,6 +490,12 @@ class RoyEngine(CachedViews, Engine):
         base = self.s_opp.start - 1
         for k in range(1, n):
             out[base + k] = len(hands[(seat + k) % n]) / 52.0
+            other = (seat + k) % n
+            if self.forced_suit[other] >= 0:
+                start = self._forced0 + (k - 1) * FORCED_SIZE
+                out[start + self.forced_suit[other]] = 1.0
+                out[start + FORCED_RANK + self.forced_rank[other]] = 1.0
+                out[start + FORCED_GAINED] = self.forced_gained[other] / 52.0
         np.greater_equal(self.tracker.known[seat], 0, out=out[self._memory_planes])
         out[self.s_deck.start] = len(self.deck) / 52.0
         base = self.s_scores.start
@@ -535,6 +593,11 @@ class RoyEngine(CachedViews, Engine):
         for s, hand in enumerate(self.hands):
             assert np.array_equal(np.flatnonzero(self.hand_onehot[s]), sorted(hand)), s
         assert self.announced_suit == -1 or RANK_OF[self.discard[-1]] == JACK
+        for s in range(self.num_players):  # a forced draw is recorded whole, or not at all
+            recorded = self.forced_suit[s] >= 0
+            assert recorded == (self.forced_rank[s] >= 0), s
+            assert self.forced_gained[s] >= 0 and (recorded or self.forced_gained[s] == 0), s
+            assert self._draws_are_forced or not recorded, "a chosen draw was recorded"
         assert 0 <= self.ace_chain <= 4
         # Memory: only buried cards count as buried, a card counted in the deck is not in the
         # seat's hand or on the pile, and without forgetting every deck card is counted.
