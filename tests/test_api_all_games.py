@@ -262,6 +262,29 @@ def test_resampling_changes_hidden_cards(game: str, config: dict) -> None:
     assert changed
 
 
+@pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
+def test_resampling_redraws_future_chance_too(game: str, config: dict) -> None:
+    """Later shuffles and deals are hidden from every seat: a determinization reseeds the
+    game's random streams from its own rng, so its worlds do not share the real game's future
+    (they did: every world reshuffled ROY's deck into the real order). The same seed gives the
+    same world; a seed may stand for a Generator."""
+    engine = make_engine(game, **config)
+    engine.reset(seed=5)
+
+    def streams(e) -> tuple:
+        return (e.rng.bit_generator.state["state"]["state"],
+                e.tracker.rng.bit_generator.state["state"]["state"] if e.tracker else None)
+
+    worlds = []
+    for s in (1, 2, 1):
+        world = engine.clone()
+        world.resample_hidden(0, s)
+        worlds.append(streams(world))
+    assert worlds[0] == worlds[2] and worlds[0] != worlds[1]
+    real = streams(engine)
+    assert worlds[0][0] != real[0] and (real[1] is None or worlds[0][1] != real[1])
+
+
 def _move_that_keeps_playing(engine, rng: np.random.Generator) -> int:
     """A random legal action, one that does not end the episode if there is one (random
     Memory-Uno seats call in their first turn: the episode would be over before any check)."""

@@ -265,6 +265,10 @@ def test_a_finished_game_s_snapshot_loads_as_a_finished_episode(game: str) -> No
     loaded.load_state_dict(env.state_dict())
     assert loaded.infos == env.infos and "result" in loaded.infos[loaded.agents[0]]
     assert loaded.terminations == env.terminations and loaded.truncations == env.truncations
+    # ... and every agent's last() still pays the final outcome (it said 0.0 for everyone).
+    assert loaded.rewards == env.rewards
+    assert loaded._cumulative_rewards == env._cumulative_rewards
+    assert loaded.last()[1] == env.last()[1]
 
 
 def test_a_corrupt_snapshot_leaves_the_aec_env_asking_for_reset() -> None:
@@ -468,6 +472,17 @@ def test_human_render_shows_the_deal_in_every_view(capsys: pytest.CaptureFixture
     for env in views:
         env.reset(seed=0)
         assert capsys.readouterr().out.startswith("Dogpile round 1/3"), type(env).__name__
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_render_tells_a_step_cap_from_a_tie(game: str) -> None:
+    """A truncated episode has no result; its picture said "winners []", as a full tie's."""
+    engine = make_engine(game, max_steps=5)
+    engine.reset(seed=0)
+    while not engine.done:  # the last legal action: the first is Memory-Uno's call
+        engine.step(int(np.flatnonzero(engine.legal_mask())[-1]))
+    assert engine.truncated
+    assert "episode truncated after 5 steps: no result" in engine.render_text()
 
 
 def test_render_metadata_has_fps() -> None:

@@ -862,6 +862,27 @@ CATALOG: tuple[Mutant, ...] = (
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(
+        id="core-loaded-end-pays-nothing",
+        area="core",
+        path=AEC_ENV,
+        old="        payoff = self.engine.rewards.tolist() if done_t or done_tr else",
+        new="        payoff = [0.0] * len(self.agents) if done_t or done_tr else",
+        tests=("tests/test_api_conventions.py::"
+               "test_a_finished_game_s_snapshot_loads_as_a_finished_episode[roy]",),
+        why="a finished game's snapshot loaded into the AEC env pays nobody its outcome",
+    ),
+    Mutant(
+        id="core-resample-keeps-future-chance",
+        area="core",
+        path=ENGINE,
+        old="        self.rng = np.random.default_rng(int(rng.integers(2**63)))\n",
+        new="",
+        tests=("tests/test_api_all_games.py::test_resampling_redraws_future_chance_too"
+               "[roy-num_players=2]",),
+        why="a determinization keeps the real game's random stream: every world reshuffles "
+            "and deals as the real game will",
+    ),
+    Mutant(
         id="core-tied-winners-paid-in-full",
         area="core",
         path=ENGINE,
@@ -1011,8 +1032,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-resample-hidden-takes-any-seat",
         area="core",
         path=ENGINE,
-        old="self._resample_hidden(self.check_seat(seat), rng)",
-        new="self._resample_hidden(seat, rng)",
+        old="        seat = self.check_seat(seat)\n        if not isinstance(rng, np.random.Generator):",
+        new="        if not isinstance(rng, np.random.Generator):",
         tests=("tests/test_api_conventions.py::"
                "test_a_bare_engine_s_resample_hidden_refuses_a_seat_that_is_not_one",),
         why="seat -1 redraws the last seat's unknowns; ROY takes seats past the table",

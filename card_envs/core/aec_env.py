@@ -318,36 +318,39 @@ class CardAECEnv(AECEnv):
         return self.engine.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore an engine snapshot; the env's agent bookkeeping restarts from it."""
+        """Restore an engine snapshot; the env's agent bookkeeping restarts from it. Rewards
+        restart at zero (a search sums what comes after the position), except for a finished
+        game's snapshot, whose last step's payoff (the engine's ``rewards``) every agent gets
+        through ``last()`` as at the live game's end: exact under win rewards; under score
+        rewards, points a seat gained earlier since its last turn are not in a snapshot."""
         try:
             self.engine.load_state_dict(state)
         except CorruptSnapshotError:
             self._has_reset = False  # the engine holds half a position: nothing may read it
             raise
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
         done_t, done_tr = self.engine.terminated, self.engine.truncated
+        payoff = self.engine.rewards.tolist() if done_t or done_tr else [0.0] * len(self.agents)
+        self.rewards = dict(zip(self.agents, payoff, strict=True))
+        self._cumulative_rewards = dict(self.rewards)
         self.terminations = {a: done_t for a in self.agents}
         self.truncations = {a: done_tr for a in self.agents}
         # A finished game's snapshot ends as a finished episode does: with the result.
         result = self.engine.result() if done_t or done_tr else None
         self.infos = {a: {} if result is None else {"result": result} for a in self.agents}
         self._skip_agent_selection = None
-        self._rewards_dirty = False
+        self._rewards_dirty = any(payoff)
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
     def resample_hidden(self, agent: str | int,
                         rng: np.random.Generator | int | None = None) -> None:
-        """Redraw everything ``agent`` cannot know (a determinization); ``rng`` is a numpy
-        Generator or a seed. The agent's own observation does not change."""
+        """Redraw everything ``agent`` cannot know (a determinization), future chance included
+        (see the engine's ``resample_hidden``); ``rng`` is a numpy Generator or a seed. The
+        agent's own observation does not change."""
         if not self._has_reset:
             raise reset_first("resample_hidden")
-        seat = self._seat(agent)
-        if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
-        self.engine.resample_hidden(seat, rng)
+        self.engine.resample_hidden(self._seat(agent), rng)
 
     def _seat(self, agent: str | int) -> int:
         """The seat of an agent name or seat number. A seat number is checked here: the engines

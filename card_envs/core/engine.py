@@ -267,9 +267,20 @@ class Engine:
         self.write_state(out)
         return out
 
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
-        """Redraw everything ``seat`` cannot know, consistently (a determinization)."""
-        self._resample_hidden(self.check_seat(seat), rng)
+    def resample_hidden(self, seat: int,
+                        rng: np.random.Generator | int | None = None) -> None:
+        """Redraw everything ``seat`` cannot know, consistently (a determinization), from
+        ``rng`` (a numpy Generator or a seed): the hidden cards, and the chance still to come,
+        which nobody knows either. The game's random stream (later shuffles, reshuffles and
+        deals) and the forgetting stream are reseeded from ``rng``, so two determinizations
+        do not share the real game's future draws."""
+        seat = self.check_seat(seat)
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(None if rng is None else check_seed(rng))
+        self._resample_hidden(seat, rng)
+        self.rng = np.random.default_rng(int(rng.integers(2**63)))
+        if self.tracker is not None:
+            self.tracker.rng = np.random.default_rng(int(rng.integers(2**63)))
 
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """*game*: :meth:`resample_hidden` for a seat already checked."""
@@ -287,6 +298,12 @@ class Engine:
     def render_text(self) -> str:
         """*game*: a human-readable picture of the full position."""
         raise NotImplementedError
+
+    def ending_text(self) -> str:
+        """How a finished episode ended, for :meth:`render_text`: a step cap is no result."""
+        if self.truncated:
+            return f"episode truncated after {self.num_steps} steps: no result"
+        return f"episode over: winners {self.winners}"
 
     def deck_cards(self) -> list[int]:
         """*game*: the card ids this game is played with (what a stacked deck must contain)."""
@@ -549,7 +566,9 @@ class Engine:
         """Games restore what cannot be forgotten (e.g. cards lying face up in plain view)."""
 
     def clone(self) -> Engine:
-        """An independent copy: a search may play on it without touching this one."""
+        """An independent copy: a search may play on it without touching this one. Its random
+        streams are copies too, so its future shuffles and deals are the original's until
+        :meth:`resample_hidden` (or a seeded :meth:`reset`) redraws them."""
         return copy.deepcopy(self)
 
 

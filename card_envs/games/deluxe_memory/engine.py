@@ -1286,5 +1286,5 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             status = "" if self.active[s] else " (out)"
             lines.append(f"  player_{s}: {self.tokens[s]} tokens{status} {kept}".rstrip())
         if self.done:
-            lines.append(f"episode over: winners {self.winners}")
+            lines.append(self.ending_text())
         return "\n".join(lines)

@@ -1352,5 +1352,5 @@ class DogpileEngine(CachedViews, Engine):
         if self.bag:
             lines.append("sniff bag: " + " ".join(card_code(c) for c in self.bag))
         if self.done:
-            lines.append(f"episode over: winners {self.winners}")
+            lines.append(self.ending_text())
         return "\n".join(lines)

@@ -964,6 +964,5 @@ class MegaMemoryEngine(CachedViews, Engine):
                 turn += f", dug {codes(self.dug)}"
             lines.append(turn)
         else:
-            lines.append(f"episode over: winners {self.winners}, last round "
-                         f"{self.last_round_points}")
+            lines.append(f"{self.ending_text()}, last round {self.last_round_points}")
         return "\n".join(lines)

@@ -1097,5 +1097,5 @@ class MemoryUnoEngine(Engine):
                     cells.append(f"{p}:{card_code(c)}")
             lines.append(f"{marker} player_{s} ({self.hand_points(s):>3} pts): {' '.join(cells)}")
         if self.done:
-            lines.append(f"episode over: winners {self.winners}, last round {self.last_round}")
+            lines.append(f"{self.ending_text()}, last round {self.last_round}")
         return "\n".join(lines)

@@ -67,6 +67,12 @@ class RoyEngine(CachedViews, Engine):
         "first_dealer": Option("random", "Dealer of the first hand: a seat or 'random'.",
                                check=seat_or_random),
     }
+    TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"memory": "none"},
+        {"memory": 0.3, "num_players": 3},
+        {"episode": "game", "reward": "score", "target_score": 30},
+        {"draw_when_able": True},
+    )
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
         "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
@@ -631,5 +637,5 @@ class RoyEngine(CachedViews, Engine):
             cards = " ".join(card_code(c) for c in in_order)
             lines.append(f"{marker} player_{s}: {cards}")
         if self.done:
-            lines.append(f"episode over: winners {self.winners}")
+            lines.append(self.ending_text())
         return "\n".join(lines)
