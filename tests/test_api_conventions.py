@@ -4,6 +4,7 @@ produce, their helpers, and the order of calls they expect (with clear errors ou
 from __future__ import annotations
 
 import importlib
+import json
 import warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ import torch
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.agents import Agent, RandomAgent, make_agent
-from card_envs.core.engine import IllegalActionError, NotAnActionError
+from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, NotAnActionError
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.games import GAMES, make_engine
 
@@ -252,6 +253,34 @@ def test_partial_or_damaged_snapshots_are_refused_by_name(game: str) -> None:
     engine.reset(seed=0)
     engine.load_state_dict(snap)  # the intact snapshot still loads
     assert engine.state_dict() == snap
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_damaged_field_is_refused_at_load_not_at_a_later_step(game: str) -> None:
+    """Fields of the wrong kind or length were loaded and crashed a later step or render (a
+    walkthrough damaged every field in turn: ROY accepted 9 of 62, Dogpile about 46 of 124)."""
+    engine = make_engine(game, num_players=3) if game != "mega_memory" else make_engine(game)
+    engine.reset(seed=4)
+    snap = json.loads(json.dumps(engine.state_dict()))
+    lists = [k for k, v in snap["fields"].items()
+             if isinstance(v, list) and len(v) == engine.num_players]
+    damages = [("rng", None), ("winners", "x"), ("num_steps", 1.5), ("terminated", 1),
+               (lists[0], [])]
+    for name, value in damages:
+        broken = {**snap, "fields": {**snap["fields"], name: value}}
+        with pytest.raises(CorruptSnapshotError, match=rf"snapshot field '{name}' holds"):
+            make_engine(game, **engine.config).load_state_dict(broken)
+    array = next((k for k, v in snap["fields"].items()
+                  if isinstance(v, dict) and "int" in v.get("dtype", "") and v["__ndarray__"]),
+                 None)
+    if array is None:
+        return  # (ROY, Mega Mem-Ory and Memory-Uno snapshot no integer arrays)
+    value = snap["fields"][array]
+    flat = np.asarray(value["__ndarray__"], dtype=float)
+    flat.flat[0] = 0.5  # an int array silently took it as 0
+    broken = {**snap, "fields": {**snap["fields"], array: {**value, "__ndarray__": flat.tolist()}}}
+    with pytest.raises(CorruptSnapshotError, match="cannot hold"):
+        make_engine(game, **engine.config).load_state_dict(broken)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

@@ -862,6 +862,16 @@ CATALOG: tuple[Mutant, ...] = (
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(
+        id="core-snapshot-kinds-unchecked",
+        area="core",
+        path=ENGINE,
+        old="                    if not _same_kind(example, decoded) or (",
+        new="                    if False and (",
+        tests=("tests/test_api_conventions.py::"
+               "test_a_damaged_field_is_refused_at_load_not_at_a_later_step[roy]",),
+        why="a snapshot field of the wrong kind loads, and a later step or render crashes",
+    ),
+    Mutant(
         id="core-loaded-end-pays-nothing",
         area="core",
         path=AEC_ENV,
@@ -1032,8 +1042,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-resample-hidden-takes-any-seat",
         area="core",
         path=ENGINE,
-        old="        seat = self.check_seat(seat)\n        if not isinstance(rng, np.random.Generator):",
-        new="        if not isinstance(rng, np.random.Generator):",
+        old="        seat = self.check_seat(seat)\n        if not isinstance(rng,",
+        new="        if not isinstance(rng,",
         tests=("tests/test_api_conventions.py::"
                "test_a_bare_engine_s_resample_hidden_refuses_a_seat_that_is_not_one",),
         why="seat -1 redraws the last seat's unknowns; ROY takes seats past the table",

@@ -532,13 +532,27 @@ class Engine:
                                          f"expected {current.shape}")
                     current[...] = arr
                 else:
-                    setattr(self, name, _decode(value))
-            # Values of the right names can still be wrong (a hand-edited or damaged file): the
-            # invariants every step keeps must hold, or the snapshot is refused by name.
+                    decoded = _decode(value)
+                    example = getattr(self._dealt_example(), name)
+                    n = self.num_players
+                    if not _same_kind(example, decoded) or (  # a list per seat keeps one each
+                            isinstance(example, list) and len(example) == n != len(decoded)):
+                        raise ValueError(f"snapshot field {name!r} holds {decoded!r:.80}, "
+                                         f"not a value like {example!r:.80}")
+                    setattr(self, name, decoded)
+            # Values of the right names and kinds can still be wrong (a hand-edited or damaged
+            # file): the invariants every step keeps must hold, and every view of the position
+            # must build, or the snapshot is refused by name (not at some later step).
             self._after_load()
             if self.terminated or self.truncated:
                 self._clear_mask()
             self.check_invariants()
+            for seat in range(self.num_players):
+                self.observation(seat)
+            self.state_array()
+            self.render_text()
+            if self.terminated or self.truncated:
+                self.result()
         except Exception as err:
             if guarded:
                 self._install_guards()
@@ -548,6 +562,16 @@ class Engine:
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
+
+    def _dealt_example(self) -> Engine:
+        """A dealt engine of this game and config, whose fields show what kind of value each
+        snapshot field must hold (this engine may never have been dealt). Made once."""
+        key = (type(self), repr(sorted(self.config.items())))
+        example = _DEALT_EXAMPLES.get(key)
+        if example is None:
+            example = _DEALT_EXAMPLES[key] = type(self)(**self.config)
+            example.reset(seed=0)
+        return example
 
     def _bind_views(self) -> None:
         """*game*: (re)create the attributes named in :attr:`BOUND_VIEWS`."""
@@ -594,6 +618,27 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot snapshot a value of type {type(value).__name__}")
 
 
+_DEALT_EXAMPLES: dict[tuple[type, str], Engine] = {}
+
+
+def _same_kind(current: Any, loaded: Any) -> bool:
+    """Whether a snapshot's ``loaded`` value has the kind of the live ``current`` one: the
+    same scalar type (an int for an int, never a bool), a list of such, a Generator."""
+    if current is None:
+        return True  # a field not set yet: nothing to compare with
+    if isinstance(current, (bool, str, np.random.Generator, dict)):
+        return type(loaded) is type(current)
+    if isinstance(current, int):
+        return type(loaded) is int
+    if isinstance(current, float):
+        return type(loaded) in (int, float)
+    if isinstance(current, (list, tuple)):
+        if type(loaded) is not type(current):
+            return False
+        return not current or all(_same_kind(current[0], item) for item in loaded)
+    return True
+
+
 def _decode(value: Any) -> Any:
     if isinstance(value, dict):
         if "__rng__" in value:
@@ -601,7 +646,11 @@ def _decode(value: Any) -> Any:
             rng.bit_generator.state = value["__rng__"]
             return rng
         if "__ndarray__" in value:
-            return np.asarray(value["__ndarray__"], dtype=value["dtype"])
+            arr = np.asarray(value["__ndarray__"], dtype=value["dtype"])
+            # A value the dtype cannot hold (0.5 in an int array) would be cast without a word.
+            if not np.array_equal(arr, np.asarray(value["__ndarray__"])):
+                raise ValueError(f"values that a {value['dtype']} array cannot hold")
+            return arr
         if "__tuple__" in value:
             return tuple(_decode(v) for v in value["__tuple__"])
         return {k: _decode(v) for k, v in value.items()}

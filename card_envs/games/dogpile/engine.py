@@ -1271,6 +1271,7 @@ class DogpileEngine(CachedViews, Engine):
     # -- checks --------------------------------------------------------------------------------
     def check_invariants(self) -> None:
         super().check_invariants()
+        assert 0 <= self.round_index < NUM_ROUNDS, f"round_index {self.round_index!r}"
         known = self.tracker.known
         assert np.array_equal(self.occupied, (self.pile >= 0).astype(np.int8))
         assert np.array_equal(self.empty, 1 - self.occupied)

@@ -892,6 +892,7 @@ class MegaMemoryEngine(CachedViews, Engine):
 
     def check_invariants(self) -> None:
         super().check_invariants()
+        assert self.dealer in (0, 1), f"dealer {self.dealer!r}"
         assert not (not self.deck and self.discard), "the discard pile should have slid over"
         known = self.tracker.known
         where = [-1] * NUM_SLOTS

@@ -1040,6 +1040,7 @@ class MemoryUnoEngine(Engine):
     def check_invariants(self) -> None:
         super().check_invariants()
         n, g = self.num_players, self.grave_base
+        assert 0 <= self.phase < NUM_PHASES and all(0 <= s < n for s in self.queue)
         known = self.tracker.known
         for s in range(n):
             assert self.hand_count[s] == sum(

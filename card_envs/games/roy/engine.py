@@ -604,7 +604,7 @@ class RoyEngine(CachedViews, Engine):
             assert recorded == (self.forced_rank[s] >= 0), s
             assert self.forced_gained[s] >= 0 and (recorded or self.forced_gained[s] == 0), s
             assert self._draws_are_forced or not recorded, "a chosen draw was recorded"
-        assert 0 <= self.ace_chain <= 4
+        assert 0 <= self.ace_chain <= 4 and 0 <= self.aces_this_turn <= 4
         # Memory: only buried cards count as buried, a card counted in the deck is not in the
         # seat's hand or on the pile, and without forgetting every deck card is counted.
         known = self.tracker.known
