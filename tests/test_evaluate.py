@@ -305,7 +305,7 @@ def test_saved_policy_and_run_directory_as_agents(tmp_path: Path) -> None:
     _save_untrained_policy(tmp_path / "best.zip")
     report = evaluate("roy", [str(tmp_path / "best.zip"), str(tmp_path), "random"], games=10)
     assert [m["games"] for m in report["matches"]] == [10, 10, 10]
-    with pytest.raises(ValueError, match=r"expects observations \(220,\).*num_players"):
+    with pytest.raises(ValueError, match=r"expects observations \(238,\).*num_players"):
         evaluate("roy", [str(tmp_path / "best.zip"), "random"], games=2,
                  config={"num_players": 3})
 

@@ -104,8 +104,8 @@ def test_pretrain_with_dagger_rounds_adds_the_policys_games() -> None:
 
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"env_config": {"num_players": 3}}, ValueError,
-     r"policy 'model' expects observations \(220,\) and 70 actions; roy with "
-     r"\{'num_players': 3\} has \(222,\)"),
+     r"policy 'model' expects observations \(238,\) and 70 actions; roy with "
+     r"\{'num_players': 3\} has \(258,\)"),
     ({"game": "dogpile", "env_config": {}}, ValueError, r"policy 'model' expects observations"),
     ({"games": 0}, ValueError, r"games: expected an integer >= 1, got 0"),
     ({"max_decisions": 0}, ValueError, r"max_decisions: expected an integer >= 1, got 0"),
