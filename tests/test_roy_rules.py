@@ -158,6 +158,7 @@ def _forced(e: RoyEngine, seat: int) -> list[tuple[str, str, int]]:
         if not row.any():
             out.append(None)
             continue
+        assert row[:4].sum() == 1 and row[4:17].sum() == 1, row  # one suit, one rank
         suit, rank = int(np.argmax(row[:4])), int(np.argmax(row[4:17]))
         out.append(("CDHS"[suit], "A23456789TJQK"[rank], round(float(row[17]) * 52)))
     return out
@@ -202,6 +203,16 @@ def test_no_forced_draw_is_recorded_for_an_ace_penalty_or_with_draw_when_able() 
     e = roy([FILLER, EXAMPLE], "9S", draw_when_able=True)
     play(e, "draw")  # seat 0 cannot match, but a draw is a choice here: it shows nothing
     assert _forced(e, 1) == [None]
+
+
+def test_with_draw_when_able_a_draw_that_finds_nothing_still_shows_a_void() -> None:
+    """That option never offers an empty draw to a seat that could discard instead."""
+    e = roy([FILLER, EXAMPLE], "9S", draw_when_able=True)
+    while e.deck:  # the deck into seat 1's hand; the discard pile is only its top
+        e._give(1, e.deck.pop())
+    e._after_load()
+    play(e, "draw")
+    assert _forced(e, 1) == [("S", "9", 0)]
 
 
 def test_a_new_hand_forgets_the_forced_draws() -> None:

@@ -42,6 +42,7 @@ RESHUFFLED = 52
 #: Per opponent, what its last forced draw showed: the suit and the rank of the top card it
 #: could not match (one-hot 4 + 13), then the cards it has gained since / 52.
 FORCED_RANK, FORCED_GAINED, FORCED_SIZE = 4, 17, 18
+MAX_GAINED = 52  # the count stops there, so the observation stays within [0, 1]
 
 #: "Aces are always considered high": order 2 < 3 < ... < K < A.
 HIGH_OF: list[int] = [13 if RANK_OF[c] == ACE else RANK_OF[c] for c in range(52)]
@@ -206,7 +207,7 @@ class RoyEngine(CachedViews, Engine):
         hand.append(card)
         self.hand_onehot[seat, card] = 1.0
         recorded = self.forced_suit[seat] >= 0
-        if recorded:
+        if recorded and self.forced_gained[seat] < MAX_GAINED:
             self.forced_gained[seat] += 1
         if self._views_ok:
             views = self._views
@@ -326,7 +327,9 @@ class RoyEngine(CachedViews, Engine):
             if self.ace_chain:
                 drawn = self._draw(seat, 2 * self.ace_chain)
                 self.ace_chain = 0
-            elif self._draws_are_forced:
+            elif self._draws_are_forced or not (self.deck or len(self.discard) > 1):
+                # With draw_when_able a draw is a choice, but one that finds nothing is
+                # offered only to a seat that cannot discard.
                 drawn = self._forced_draw(seat)
             else:
                 drawn = self._draw(seat, 1)
@@ -601,9 +604,10 @@ class RoyEngine(CachedViews, Engine):
         assert self.announced_suit == -1 or RANK_OF[self.discard[-1]] == JACK
         for s in range(self.num_players):  # a forced draw is recorded whole, or not at all
             recorded = self.forced_suit[s] >= 0
+            assert -1 <= self.forced_suit[s] < 4 and -1 <= self.forced_rank[s] < 13, s
             assert recorded == (self.forced_rank[s] >= 0), s
-            assert self.forced_gained[s] >= 0 and (recorded or self.forced_gained[s] == 0), s
-            assert self._draws_are_forced or not recorded, "a chosen draw was recorded"
+            assert 0 <= self.forced_gained[s] <= MAX_GAINED, s
+            assert recorded or self.forced_gained[s] == 0, s
         assert 0 <= self.ace_chain <= 4 and 0 <= self.aces_this_turn <= 4
         # Memory: only buried cards count as buried, a card counted in the deck is not in the
         # seat's hand or on the pile, and without forgetting every deck card is counted.
