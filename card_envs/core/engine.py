@@ -621,21 +621,21 @@ def _encode(value: Any) -> Any:
 _DEALT_EXAMPLES: dict[tuple[type, str], Engine] = {}
 
 
-def _same_kind(current: Any, loaded: Any) -> bool:
-    """Whether a snapshot's ``loaded`` value has the kind of the live ``current`` one: the
+def _same_kind(example: Any, loaded: Any) -> bool:
+    """Whether a snapshot's ``loaded`` value has the kind of a dealt engine's ``example``: the
     same scalar type (an int for an int, never a bool), a list of such, a Generator."""
-    if current is None:
-        return True  # a field not set yet: nothing to compare with
-    if isinstance(current, (bool, str, np.random.Generator, dict)):
-        return type(loaded) is type(current)
-    if isinstance(current, int):
+    if example is None:
+        return True  # None when dealt: nothing to compare with
+    if isinstance(example, (bool, str, np.random.Generator, dict)):
+        return type(loaded) is type(example)
+    if isinstance(example, int):
         return type(loaded) is int
-    if isinstance(current, float):
+    if isinstance(example, float):
         return type(loaded) in (int, float)
-    if isinstance(current, (list, tuple)):
-        if type(loaded) is not type(current):
+    if isinstance(example, (list, tuple)):
+        if type(loaded) is not type(example):
             return False
-        return not current or all(_same_kind(current[0], item) for item in loaded)
+        return not example or all(_same_kind(example[0], item) for item in loaded)
     return True
 
 
