@@ -504,6 +504,25 @@ def test_human_render_shows_the_deal_in_every_view(capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
+def test_checked_step_refuses_what_step_would_trust(game: str) -> None:
+    """A search on a bare engine: step() trusts its caller (an illegal Dogpile dig was taken
+    and broke the invariants); checked_step() says why instead and leaves the game as it was."""
+    engine = make_engine(game)
+    engine.reset(seed=2)
+    illegal = int(np.flatnonzero(engine.legal_mask() == 0)[0])
+    before = engine.state_dict()
+    with pytest.raises(IllegalActionError, match="is not legal for player_"):
+        engine.checked_step(illegal)
+    with pytest.raises(NotAnActionError):
+        engine.checked_step(1.0)
+    assert engine.state_dict() == before
+    while not engine.done:
+        engine.checked_step(np.int64(np.flatnonzero(engine.legal_mask())[-1]))
+    with pytest.raises(IllegalActionError, match="the episode is over"):
+        engine.checked_step(0)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_render_tells_a_step_cap_from_a_tie(game: str) -> None:
     """A truncated episode has no result; its picture said "winners []", as a full tie's."""
     engine = make_engine(game, max_steps=5)

@@ -4,6 +4,7 @@ dict) until ``reset()`` or ``load_state_dict()``, and cost nothing afterwards.""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import pickle
 import sys
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from card_envs.core.engine import CorruptSnapshotError, Engine, NotDealtGuard
+from card_envs.core.engine import CorruptSnapshotError, Engine, IllegalActionError, NotDealtGuard
 from card_envs.games import GAMES, make_engine
 
 GAME_NAMES = list(GAMES)
@@ -34,6 +35,7 @@ CALLS: dict[str, Callable[[Engine], Any]] = {
     "result": lambda e: e.result(),
     "illegal_reason": lambda e: e.illegal_reason(0),
     "is_legal": lambda e: e.is_legal(0),
+    "checked_step": lambda e: _checked_step_of_any_answer(e),
     "check_invariants": lambda e: e.check_invariants(),
     "state_dict": lambda e: e.state_dict(),
     "resample_hidden": lambda e: e.resample_hidden(0, np.random.default_rng(0)),
@@ -48,6 +50,13 @@ def test_the_calls_cover_exactly_the_guarded_methods() -> None:
 
 def _guard_names(engine: Engine) -> list[str]:
     return sorted(k for k, v in vars(engine).items() if isinstance(v, NotDealtGuard))
+
+
+def _checked_step_of_any_answer(engine: Engine) -> None:
+    """checked_step(0): a dealt engine may refuse action 0, as it should (IllegalActionError,
+    a ValueError); a fresh one must stop at the guard (RuntimeError) first."""
+    with contextlib.suppress(IllegalActionError):
+        engine.checked_step(0)
 
 
 def _assert_guarded(engine: Engine) -> None:

@@ -166,7 +166,7 @@ class Engine:
     GUARDED_UNTIL_DEALT: ClassVar[tuple[str, ...]] = (
         "step", "legal_mask", "write_observation", "observation", "write_state",
         "state_array", "resample_hidden", "render_text", "result", "illegal_reason",
-        "is_legal", "check_invariants", "state_dict",
+        "is_legal", "checked_step", "check_invariants", "state_dict",
     )
 
     num_actions: int
@@ -407,6 +407,16 @@ class Engine:
     def is_legal(self, action: Any) -> bool:
         a = integer_action(action)
         return a is not None and 0 <= a < self.num_actions and bool(self.legal_mask()[a])
+
+    def checked_step(self, action: Any) -> None:
+        """:meth:`step` for a caller without an env (a search on a bare engine): an action
+        that is not legal here raises :class:`IllegalActionError` naming why, where
+        :meth:`step`, which trusts its caller, could leave the position corrupt."""
+        if self.done:
+            raise IllegalActionError(f"{self.name}: the episode is over; call reset()")
+        if not self.is_legal(action):
+            raise IllegalActionError.of(action, self.illegal_reason(action))
+        self.step(integer_action(action))  # type: ignore[arg-type]
 
     def illegal_reason(self, action: Any, seat: int | None = None,
                        mask: np.ndarray | None = None) -> str:
