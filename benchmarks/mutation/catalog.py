@@ -179,9 +179,9 @@ CATALOG: tuple[Mutant, ...] = (
     Mutant(
         id="roy-resample-ignores-deck-memory",
         area="roy",
-        path=ROY,
-        old="        from_memory = min(size, len(in_deck))\n",
-        new="        from_memory = 0\n",
+        path=KNOWLEDGE,  # the redeal shared with Memory-Uno
+        old="    from_memory = min(deck_size, len(in_deck))\n",
+        new="    from_memory = 0\n",
         tests=("tests/test_api_all_games.py::test_no_leak_under_resampling[roy-num_players=2]",),
         why="a determinization fills the deck with cards the seat knows are not in it",
     ),
@@ -431,11 +431,11 @@ CATALOG: tuple[Mutant, ...] = (
     Mutant(
         id="mu-resample-ignores-deck-memory",
         area="memory_uno",
-        path=MEMORY_UNO,
-        old=("        in_deck = [c for c in unseen if counted[c] >= 0]\n"
-             "        rest = [c for c in unseen if counted[c] < 0]"),
-        new=("        in_deck: list[int] = []\n"
-             "        rest = list(unseen)"),
+        path=KNOWLEDGE,  # the redeal shared with ROY
+        old=("    in_deck = [c for c in unseen if counted[c] >= 0]\n"
+             "    rest = [c for c in unseen if counted[c] < 0] + also_hidden\n"),
+        new=("    in_deck: list[int] = []\n"
+             "    rest = list(unseen) + also_hidden\n"),
         tests=(T_MEMORY_UNO,),
         why="determinization deals cards the seat counts in the deck anywhere, even buried",
     ),

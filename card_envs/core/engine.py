@@ -531,6 +531,7 @@ class Engine:
         # put them back if the snapshot is refused.
         guarded = self._lift_guards()
         try:
+            dealt = self._dealt_example()
             for name, value in state["fields"].items():
                 current = getattr(self, name, None)
                 if isinstance(current, KnowledgeTracker):
@@ -543,7 +544,7 @@ class Engine:
                     current[...] = arr
                 else:
                     decoded = _decode(value)
-                    example = getattr(self._dealt_example(), name)
+                    example = getattr(dealt, name)
                     n = self.num_players
                     if not _same_kind(example, decoded) or (  # a list per seat keeps one each
                             isinstance(example, list) and len(example) == n != len(decoded)):

@@ -124,3 +124,30 @@ class KnowledgeTracker:
         self.known[...] = known
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = state["rng"]
+
+
+# -- determinization of a reshuffled deck -----------------------------------------------------
+def deal_counted_first(unseen: list[int], counted: np.ndarray, also_hidden: list[int],
+                       deck_size: int, rng: np.random.Generator
+                       ) -> tuple[list[int], list[int], list[int]]:
+    """A redeal's deck when the seat counts some cards in it (``counted[c] >= 0``: card c went
+    into the deck at a reshuffle and the seat has not seen it leave). The counted cards among
+    ``unseen`` fill the deck first, in random order (under perfect memory the deck holds only
+    them); the other unseen cards and ``also_hidden`` (places a counted card cannot be, such
+    as buried discards) fill the rest. Returns the deck, the uncounted cards left over (for
+    those places first) and the counted cards left over."""
+    in_deck = [c for c in unseen if counted[c] >= 0]
+    rest = [c for c in unseen if counted[c] < 0] + also_hidden
+    in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
+    rest = [rest[i] for i in rng.permutation(len(rest))]
+    from_memory = min(deck_size, len(in_deck))
+    deck = in_deck[:from_memory] + rest[:deck_size - from_memory]
+    return deck, rest[deck_size - from_memory:], in_deck[from_memory:]
+
+
+def count_what_anyone_counts(deck_memory: np.ndarray) -> None:
+    """Under perfect memory a seat counts every reshuffled card it has not seen leave: after a
+    redeal, each seat's row (seats x cards, card id or UNKNOWN) becomes every card any seat
+    counts; the caller then strikes what the seat would have seen elsewhere."""
+    deck_memory[:] = np.where((deck_memory != UNKNOWN).any(axis=0),
+                              np.arange(deck_memory.shape[1]), UNKNOWN)

@@ -30,7 +30,11 @@ from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, seat_or_random
 from card_envs.core.engine import Engine
-from card_envs.core.knowledge import KnowledgeTracker
+from card_envs.core.knowledge import (
+    KnowledgeTracker,
+    count_what_anyone_counts,
+    deal_counted_first,
+)
 from card_envs.core.obs_layout import ObsLayout
 
 SLOTS = 8  # positions per seat: 4 dealt + room for penalty cards
@@ -981,22 +985,15 @@ class MemoryUnoEngine(Engine):
         unseen = [self.slots[x] for x in hidden_slots] + self.deck
         if drawn_hidden:
             unseen.append(self.drawn)
-        counted = known[seat, d:]
-        in_deck = [c for c in unseen if counted[c] >= 0]
-        rest = [c for c in unseen if counted[c] < 0] + [buried[i] for i in hidden_buried]
-        in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
-        rest = [rest[i] for i in rng.permutation(len(rest))]
-        size = len(self.deck)
-        from_memory = min(size, len(in_deck))
-        self.deck = in_deck[:from_memory] + rest[:size - from_memory]
-        rest = rest[size - from_memory:]
+        self.deck, rest, spare = deal_counted_first(
+            unseen, known[seat, d:], [buried[i] for i in hidden_buried], len(self.deck), rng)
         for i in hidden_buried:
             known[:, g + buried[i]] = -1
         for i, memory in zip(hidden_buried, buried_memory, strict=True):
             card = rest.pop()
             self.grave[i] = card
             known[:, g + card] = np.where(memory >= 0, card, -1)
-        pool = in_deck[from_memory:] + rest
+        pool = spare + rest
         pool = [pool[i] for i in rng.permutation(len(pool))]
         if drawn_hidden:
             self.drawn = pool.pop()
@@ -1019,7 +1016,7 @@ class MemoryUnoEngine(Engine):
         memory = known[:, d:]
         own = memory[seat].copy()
         if self._perfect_memory:
-            memory[:] = np.where((memory >= 0).any(axis=0), np.arange(NUM_CARDS), -1)
+            count_what_anyone_counts(memory)
         memory[:, self.grave] = -1
         for s in range(self.num_players):
             row = known[s, :ns]

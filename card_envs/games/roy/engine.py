@@ -24,7 +24,11 @@ from card_envs.core.cards import (
 )
 from card_envs.core.config import Option, int_range, seat_or_random
 from card_envs.core.engine import CachedViews, Engine
-from card_envs.core.knowledge import KnowledgeTracker
+from card_envs.core.knowledge import (
+    KnowledgeTracker,
+    count_what_anyone_counts,
+    deal_counted_first,
+)
 from card_envs.core.obs_layout import ObsLayout
 
 HAND_SIZE = 7
@@ -553,18 +557,12 @@ class RoyEngine(CachedViews, Engine):
         remembered_by = [known[:, c] >= 0 for c in buried]
         unseen = [c for s in range(self.num_players) if s != seat for c in self.hands[s]]
         unseen += self.deck
-        in_deck = [c for c in unseen if known[seat, RESHUFFLED + c] >= 0]
-        rest = [c for c in unseen if known[seat, RESHUFFLED + c] < 0]
-        rest += [buried[i] for i in hidden_buried]
-        in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
-        rest = [rest[i] for i in rng.permutation(len(rest))]
-        size = len(self.deck)
-        from_memory = min(size, len(in_deck))
-        self.deck = in_deck[:from_memory] + rest[:size - from_memory]
-        rest = rest[size - from_memory:]
+        self.deck, rest, spare = deal_counted_first(
+            unseen, known[seat, RESHUFFLED:], [buried[i] for i in hidden_buried],
+            len(self.deck), rng)
         for i in hidden_buried:  # the remembered deck cards are never buried: seen played
             self.discard[i] = rest.pop()
-        pool = in_deck[from_memory:] + rest
+        pool = spare + rest
         pool = [pool[i] for i in rng.permutation(len(pool))]
         k = 0
         for s in range(self.num_players):
@@ -586,7 +584,7 @@ class RoyEngine(CachedViews, Engine):
         # seat counts every reshuffled card it has not seen leave: the cards any seat counts
         # (each card is missing only from its drawer's row) less its own hand.
         if self._perfect_memory:
-            deck_memory[:] = np.where((deck_memory >= 0).any(axis=0), np.arange(52), -1)
+            count_what_anyone_counts(deck_memory)
         known[:, RESHUFFLED:] = deck_memory
         for s, hand in enumerate(self.hands):
             known[s, [RESHUFFLED + c for c in hand]] = -1
