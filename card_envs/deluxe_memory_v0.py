@@ -8,7 +8,7 @@
 | Agents | `agents = ['player_0', 'player_1', 'player_2']` (2 to 6 with `num_players`) |
 | Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(80) |
-| Observation shape | `{"observation": (1300 + 66n,), "action_mask": (80,)}` |
+| Observation shape | `{"observation": (1300 + 67n,), "action_mask": (80,)}` |
 | Observation values | [0, 1] |
 | Rewards | +1 / -1 at the end of the game, ties split (`reward="score"`: token changes) |
 | Variants | `num_players` 2-6, `simplicity`, `jokin_around` (+ `joker_swaps`), `underdogs`, `starting_tokens`, `tokens_per_player`, `peek_first`, `first_player`, `memory` |

@@ -8,7 +8,7 @@
 | Agents | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (2 to 6 with `num_players`) |
 | Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
 | Action values | Discrete(14 + 16n): 78 for 4 players (46, 62, 78, 94, 110 for n = 2..6) |
-| Observation shape | `{"observation": (8n² + 148n + 73,), "action_mask": (14 + 16n,)}`: 793 for 4 players |
+| Observation shape | `{"observation": (8n² + 149n + 73,), "action_mask": (14 + 16n,)}`: 797 for 4 players |
 | Observation values | [0, 1] (totals in [-1, 2.5], last round in [-0.5, 1.5]) |
 | Rewards | +1 / -1 at the end of the episode, ties split (`reward="score"`: minus the points added to your total) |
 | Variants | `num_players` 2-6, `episode` round/game, `match` rank/points, `failed_call` on_top/instead, `give_after_throw` optional/required, `call_timing` any/turn, `first_player`, `memory` |

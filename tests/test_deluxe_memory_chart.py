@@ -531,6 +531,14 @@ def test_a_stolen_effect_is_observed_as_the_holders_with_its_extra_turn() -> Non
     play(engine, "cell:e4")  # the cross; seat 0's extra turn begins
     v = view(engine, 0)
     assert not v["extra_turns"].any() and np.flatnonzero(v["turn_owner"]).tolist() == [0]
+    # Whose regular turn play resumes from (seat 1's: seat 2 is next) is shown to everyone;
+    # nothing else in the observation tells it once the extra turn has begun.
+    for seat in range(3):
+        assert np.flatnonzero(view(engine, seat)["rotation"]).tolist() == [(1 - seat) % 3]
+    play(engine, "cell:d1", "cell:d2", "nomatch:show")
+    assert engine.current_player == 2
+    for seat in range(3):
+        assert np.flatnonzero(view(engine, seat)["rotation"]).tolist() == [(2 - seat) % 3]
 
 
 def test_observed_second_pick_stake_chosen_players_and_reveal_count() -> None:

@@ -430,6 +430,25 @@ def test_windows_ask_every_seat_in_order_starting_left_of_the_placer() -> None:
     assert asked == [1, 2, 3, 0] and e.current_player == 1 and e.phase == TURN
 
 
+def _queue_seen_by(e: MemoryUnoEngine, seat: int) -> set[int]:
+    """The absolute seats ``seat``'s ``window_queue`` shows still to be asked."""
+    flags = view(e, seat)["window_queue"]
+    return {(seat + int(r)) % e.num_players for r in np.flatnonzero(flags)}
+
+
+def test_every_seat_sees_who_is_still_to_be_asked_in_a_window() -> None:
+    """RULES.md "Observation": the window's order is public, so the queue is observed."""
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "5S", "5C"], ["TC", "JC", "2D", "5D"],
+             ["TH", "JH", "2S", "3D"]]
+    e = mu(hands, draws=["AH"])
+    assert all(_queue_seen_by(e, s) == set() for s in range(4))  # no window at a turn
+    play(e, "draw_deck", "discard")
+    for still in ({2, 3, 0}, {3, 0}, {0}, set()):
+        assert all(_queue_seen_by(e, s) == still for s in range(4)), still
+        play(e, "pass")
+    assert e.phase == TURN and all(_queue_seen_by(e, s) == set() for s in range(4))
+
+
 def test_next_turn_is_left_of_the_turn_player_even_after_another_seat_threw() -> None:
     """RULES.md "The player's turn": "The game is played clock-wise", whoever threw last."""
     e = mu(LOCK_HANDS, draws=["5H"])
@@ -443,6 +462,8 @@ def test_after_a_give_the_new_window_starts_left_of_the_thrower() -> None:
     e = mu(LOCK_HANDS, draws=["5H"])
     play(e, "draw_deck", "discard", "throw:1.3", "own:0")  # seat 1 fires 5D, gives its 9C
     assert e.phase == WINDOW and e.current_player == 2 and e.queue == [0, 1]
+    # Seat 1's throw restarted the order, which the turn player alone could not tell.
+    assert all(_queue_seen_by(e, s) == {0, 1} for s in range(3))
 
 
 def test_giving_a_card_does_not_show_it_to_anyone() -> None:

@@ -468,6 +468,24 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(T_MEMORY_UNO,),
         why="after a redeal other seats count cards it buried (seats that forget only)",
     ),
+    Mutant(
+        id="mu-window-queue-never-shrinks",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="            sv[qa + seat] = 0.0\n",
+        new="",
+        tests=(T_MEMORY_UNO,),
+        why="the observed window queue still shows seats that have already answered",
+    ),
+    Mutant(
+        id="mu-window-queue-unobserved",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        idx += [o[\"queue\"] + s for s in rel_seats]\n",
+        new="        idx += [o[\"lock\"] + s for s in rel_seats]\n",
+        tests=(T_MEMORY_UNO,),
+        why="the window queue's observation block reads another field",
+    ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
         id="mm-long-run-points",
@@ -737,6 +755,16 @@ CATALOG: tuple[Mutant, ...] = (
              "        self._views_ok = False\n"),
         tests=(T_DELUXE,),
         why="forgetting a card also forgets having looked at it, though the look was public",
+    ),
+    Mutant(
+        id="dm-rotation-shows-turn-owner",
+        area="deluxe_memory",
+        path=DELUXE,
+        old="out[self._rotation0 + (self.rotation - seat) % n] = 1.0",
+        new="out[self._rotation0 + (self.turn_owner - seat) % n] = 1.0",
+        tests=(T_CHART,),
+        why="during a stolen extra turn the observation shows its owner as the seat play "
+            "resumes from",
     ),
     # -- Dogpile -----------------------------------------------------------------------------------
     Mutant(

@@ -228,6 +228,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self._c0 = o["cards"]
         self._fp0, self._sp0 = o["first_pick"], o["second_pick"]
         self._ph0, self._actor0, self._owner0 = o["phase"], o["actor"], o["turn_owner"]
+        self._rotation0 = o["rotation"]
         self._t0, self._r0 = o["tokens"], o["removed"]
         self._seen0 = o["seen_by"]
         # Where a look by ``seat`` shows in each seat's view (its block is relative to the
@@ -274,6 +275,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         lay.add("counter", 1)  # reveals or swaps used / their limit
         lay.add("actor", n)  # who decides now (relative: own seat first)
         lay.add("turn_owner", n)
+        lay.add("rotation", n)  # the last regular turn's player: play resumes to its left
         lay.add("effect_owner", n)
         lay.add("chosen_players", n)
         lay.add("tokens", n)  # / total token supply
@@ -1018,6 +1020,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             out[self._ph0 + ph] = 1.0
         out[self._actor0 + (self.current_player - seat) % n] = 1.0
         out[self._owner0 + (self.turn_owner - seat) % n] = 1.0
+        out[self._rotation0 + (self.rotation - seat) % n] = 1.0
 
     def _rebuild_views(self) -> None:
         views = self._views
@@ -1116,6 +1119,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             out[o["phase"] + ph] = 1.0
         out[o["actor"] + (self.current_player - base) % n] = 1.0
         out[o["turn_owner"] + (self.turn_owner - base) % n] = 1.0
+        out[o["rotation"] + (self.rotation - base) % n] = 1.0
         total = self.total_tokens
         t0 = o["tokens"]
         tokens = self.tokens

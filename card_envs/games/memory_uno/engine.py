@@ -138,11 +138,12 @@ class MemoryUnoEngine(Engine):
     name = "memory_uno"
     #: Built by ``_build`` for every config (memory modes differ in forgetting only).
     tracker: KnowledgeTracker
-    # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template and
-    # the zero scores: rebound rather than copied or pickled (memoryviews cannot be either).
+    # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template, the
+    # zero scores and a full window queue: rebound rather than copied or pickled (memoryviews
+    # cannot be either).
     BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_dmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
                    "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v", "_template_v",
-                   "_no_scores_v")
+                   "_no_scores_v", "_whole_queue_v")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
         "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
@@ -206,8 +207,8 @@ class MemoryUnoEngine(Engine):
         size = 0
         for key, length in (*FIXED_HEAD, ("occ", ns), ("seen", n * ns), ("kk", n * ns * 16),
                             ("gmem", n * NUM_KINDS), ("dmem", n * NUM_KINDS), ("sel", ns),
-                            ("turn", n), ("drawn", n * NUM_KINDS), ("lock", n), ("totals", n),
-                            ("last", n)):
+                            ("turn", n), ("drawn", n * NUM_KINDS), ("lock", n), ("queue", n),
+                            ("totals", n), ("last", n)):
             offsets[key] = size
             size += length
         assert offsets["turns"] == TURNS_AT
@@ -215,6 +216,7 @@ class MemoryUnoEngine(Engine):
         self._occ_at, self._sel_at = offsets["occ"], offsets["sel"]
         self._seen_at, self._kk_at = offsets["seen"], offsets["kk"]
         self._turn_at, self._lock_at = offsets["turn"], offsets["lock"]
+        self._queue_at = offsets["queue"]
         self._scores_at = offsets["totals"]
         self._scores_format = f"={2 * n}f"  # native float32, no padding
         self._src = np.zeros(size, dtype=np.float32)
@@ -233,6 +235,7 @@ class MemoryUnoEngine(Engine):
         layout.add("drawn_from_grave", 1)
         layout.add("top_kind", NUM_KINDS)
         layout.add("locked_stack", n)  # the stack nobody may throw from now
+        layout.add("window_queue", n)  # seats still to be asked in this reaction window
         layout.add("deck_size", 1)  # / 54
         layout.add("grave_size", 1)  # / 54
         layout.add("round_turns", 1)  # turns begun this round / 100, at most 1
@@ -279,6 +282,7 @@ class MemoryUnoEngine(Engine):
         state.add("current_player", n)
         state.add("turn_player", n)
         state.add("locked_stack", n)
+        state.add("window_queue", n)
         state.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)
         self.state_layout = state
 
@@ -317,6 +321,7 @@ class MemoryUnoEngine(Engine):
         self._sv = float_items(src)
         self._template_v = float_items(self._round_template)
         self._no_scores_v = float_items(np.zeros(2 * n, dtype=np.float32))
+        self._whole_queue_v = float_items(np.ones(n, dtype=np.float32))
         known = self.tracker.known  # written in place only (reset, load), never replaced
         self._known_v = int_items(known.reshape(-1))
         self._mask_v = int_items(self._mask).cast("B")  # byte format, as ``_occ2``
@@ -352,6 +357,7 @@ class MemoryUnoEngine(Engine):
         idx += [o["fromg"]]
         idx += [o["top"] + k for k in range(NUM_KINDS)]
         idx += [o["lock"] + s for s in rel_seats]
+        idx += [o["queue"] + s for s in rel_seats]
         idx += [o["deck"], o["grave"], o["turns"]]
         idx += [o["totals"] + s for s in rel_seats]
         idx += [o["last"] + s for s in rel_seats]
@@ -664,6 +670,8 @@ class MemoryUnoEngine(Engine):
             out[o["top"] + KIND_OF[self.grave[-1]]] = 1.0
         if self.locked >= 0:
             out[o["lock"] + self.locked] = 1.0
+        for seat in self.queue:
+            out[o["queue"] + seat] = 1.0
         out[o["deck"]] = len(self.deck) / NUM_CARDS
         out[o["grave"]] = len(self.grave) / NUM_CARDS
         out[o["turns"]] = min(self.round_turns / TURN_SCALE, 1.0)
@@ -798,13 +806,17 @@ class MemoryUnoEngine(Engine):
         """A card landed on the graveyard: every seat, starting left of ``placer`` and ending
         with ``placer``, may throw a matching card (or pass, or call)."""
         self.queue = self._window_order[placer][:]
+        qa = self._queue_at
+        self._sv[qa:qa + self.num_players] = self._whole_queue_v  # every seat is to be asked
         self._set_phase(WINDOW)
         self._advance_window()
 
     def _advance_window(self) -> None:
         queue = self.queue
+        sv, qa = self._sv, self._queue_at
         while queue:
             seat = queue.pop(0)
+            sv[qa + seat] = 0.0
             if self._call_any or self._may_throw(seat):  # else the seat has nothing to decide
                 self.current_player = seat
                 return
@@ -961,6 +973,7 @@ class MemoryUnoEngine(Engine):
         view["turn_player"][self.turn_player] = 1.0
         if self.locked >= 0:
             view["locked_stack"][self.locked] = 1.0
+        view["window_queue"][self.queue] = 1.0
         for s in range(n):
             view["totals"][s] = min(max(self.totals[s] / TOTAL_SCALE, TOTAL_LOW), TOTAL_HIGH)
 
