@@ -869,6 +869,25 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
     assert saved == [0, 2] and callback.best_score == pytest.approx(1.2)
 
 
+def test_progress_fps_leaves_out_evaluations(tmp_path: Path, monkeypatch) -> None:
+    """docs/training.md: progress.csv's fps counts rollouts and updates only. Every rollout
+    boundary here runs an evaluation that takes 1.5 s, more than a 256-step rollout of this
+    tiny policy, so counting it would put every row after the first below 256 / 1.5."""
+    import training.train as train_module
+
+    def slow(game: str, agents: list, **kwargs) -> dict:
+        time.sleep(1.5)
+        return {"chance": 0.5, "matches": [{"win_rate": 0.5, "ci95": [0.0, 1.0]}] * 2}
+
+    monkeypatch.setattr(train_module, "evaluate", slow)
+    data = game_config("roy", env={"episode": "hand"}, pretrain={"games": 0})
+    data["training"]["total_timesteps"] = 768
+    data["evaluation"].update(every=256, final_games=0)
+    train(from_dict(data), tmp_path, progress=False)
+    fps = [int(row["fps"]) for row in _csv_rows(tmp_path / "progress.csv", drop=())]
+    assert len(fps) == 3 and min(fps[1:]) > 256 / 1.5, fps
+
+
 def _out_of_time_at_the_warm_start(monkeypatch, final_games: int) -> dict:
     """A config whose 1-minute limit a (faked) 60 s warm start uses up."""
     import training.train as train_module

@@ -240,12 +240,15 @@ class SelfPlayCallback(BaseCallback):
         if step >= self.next_snapshot:
             self.venv.pool.add(self.model.policy, step)
             self.next_snapshot = _next(self.next_snapshot, self.cfg.selfplay.snapshot_every, step)
+        paused = time.time()  # evaluations and checkpoints are not training: fps leaves them out
         if step >= self.next_eval:
             self.evaluate(step)
         if step >= self.next_checkpoint:
             self.next_checkpoint = _next(self.next_checkpoint, self.cfg.training.checkpoint_every,
                                          step)
             self.checkpoint()
+        mark, marked_step = self.fps_mark
+        self.fps_mark = (mark + time.time() - paused, marked_step)
         limit = self.cfg.training.time_limit_minutes
         if limit is not None and self.elapsed() >= 60 * limit:
             self.checkpoint()
