@@ -479,6 +479,26 @@ def test_gym_env_names_max_steps_when_no_deal_reaches_the_learner() -> None:
         env.reset(seed=0)
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_every_env_view_names_actions_as_the_engine_does(game: str) -> None:
+    """README: ``action_name`` / ``action_id`` on the AEC, Gymnasium and Parallel views."""
+    import gymnasium
+
+    from card_envs import dogpile_v0
+
+    aec = _env_module(game).env()
+    gym_env = gymnasium.make(GAMES[game].gym_id).unwrapped
+    views = [aec, gym_env] + ([dogpile_v0.parallel_env()] if game == "dogpile" else [])
+    names = make_engine(game).action_names
+    for view in views:
+        assert [view.action_name(a) for a in range(len(names))] == names
+        assert [view.action_id(name) for name in names] == list(range(len(names)))
+        with pytest.raises(ValueError, match="unknown action name 'no-such-move'"):
+            view.action_id("no-such-move")
+        with pytest.raises(NotAnActionError, match="not an integer action"):
+            view.action_name("draw")
+
+
 def test_gymnasium_id_fixes_the_game() -> None:
     """gymnasium.make merges keyword arguments over the registered ones: a ``game`` argument
     used to turn card_envs/Roy-v0 into Dogpile without a word."""

@@ -70,7 +70,20 @@ def reset_first(method: str) -> RuntimeError:
     return RuntimeError(f"reset() must be called before {method}()")
 
 
-class CardAECEnv(AECEnv):
+class ActionNames:
+    """``action_name`` / ``action_id`` for every env view (AEC, Gymnasium, Parallel): the
+    engine's names, so a log or a scripted line of play reads the same whichever view runs it."""
+
+    engine: Engine
+
+    def action_name(self, action: int) -> str:
+        return self.engine.action_name(action)
+
+    def action_id(self, name: str) -> int:
+        return self.engine.action_id(name)
+
+
+class CardAECEnv(ActionNames, AECEnv):
     """PettingZoo AEC view of a card-game engine (one class for every game).
 
     Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``; a seat that
@@ -298,12 +311,6 @@ class CardAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
-
-    def action_name(self, action: int) -> str:
-        return self.engine.action_name(action)
-
-    def action_id(self, name: str) -> int:
-        return self.engine.action_id(name)
 
     def clone(self) -> CardAECEnv:
         """An independent copy of the env and its game, for look-ahead."""

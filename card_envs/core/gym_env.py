@@ -22,6 +22,7 @@ from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.aec_env import (
+    ActionNames,
     check_illegal_action_mode,
     reset_first,
     warn_unknown_options,
@@ -34,7 +35,7 @@ from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, r
 _MAX_REDEALS = 100
 
 
-class CardGymEnv(gymnasium.Env):
+class CardGymEnv(ActionNames, gymnasium.Env):
     """Single-agent view of a card game against fixed opponent policies.
 
     Args:

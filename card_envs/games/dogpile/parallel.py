@@ -36,6 +36,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.aec_env import (
+    ActionNames,
     check_illegal_action_mode,
     reset_first,
     space_of,
@@ -50,7 +51,7 @@ from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngin
 PARALLEL_ILLEGAL_ACTION_MODES = ("void", "error")
 
 
-class DogpileParallelEnv(ParallelEnv):
+class DogpileParallelEnv(ActionNames, ParallelEnv):
     """All dogs act simultaneously each tick; see the module docstring for conflicts."""
 
     metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
