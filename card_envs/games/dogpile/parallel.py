@@ -56,6 +56,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
 
     metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
                 "render_fps": RENDER_FPS, "is_parallelizable": True}
+    engine: DogpileEngine
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "void",
                  **config: Any) -> None:
