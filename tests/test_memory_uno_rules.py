@@ -460,7 +460,10 @@ def test_next_turn_is_left_of_the_turn_player_even_after_another_seat_threw() ->
 def test_after_a_give_the_new_window_starts_left_of_the_thrower() -> None:
     """RULES.md "Quick-playing": a landed card opens a new window starting left of the thrower."""
     e = mu(LOCK_HANDS, draws=["5H"])
-    play(e, "draw_deck", "discard", "throw:1.3", "own:0")  # seat 1 fires 5D, gives its 9C
+    play(e, "draw_deck", "discard", "throw:1.3")  # seat 1 fires 5D...
+    # ...which closed the window: nobody is left to ask while seat 1 chooses its give.
+    assert e.phase == GIVE and all(_queue_seen_by(e, s) == set() for s in range(3))
+    play(e, "own:0")  # seat 1 gives its 9C
     assert e.phase == WINDOW and e.current_player == 2 and e.queue == [0, 1]
     # Seat 1's throw restarted the order, which the turn player alone could not tell.
     assert all(_queue_seen_by(e, s) == {0, 1} for s in range(3))

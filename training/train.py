@@ -219,10 +219,10 @@ class SelfPlayCallback(BaseCallback):
         return self.elapsed_before + time.time() - self.session_start
 
     def _on_training_start(self) -> None:
-        self.fps_mark = (time.time(), self.num_timesteps)
         # Step 0 of a fresh run (a no-op on resume, where the checkpoint is this step): from
         # here on a kill loses at most one checkpoint interval, never the warm start.
         self.checkpoint()
+        self.fps_mark = (time.time(), self.num_timesteps)  # after it: fps counts training only
         if self.show_progress:
             from tqdm import tqdm
 

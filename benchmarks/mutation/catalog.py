@@ -472,10 +472,20 @@ CATALOG: tuple[Mutant, ...] = (
         id="mu-window-queue-never-shrinks",
         area="memory_uno",
         path=MEMORY_UNO,
-        old="            sv[qa + seat] = 0.0\n",
-        new="",
+        old="            seat = queue.pop(0)\n            sv[qa + seat] = 0.0\n",
+        new="            seat = queue.pop(0)\n",
         tests=(T_MEMORY_UNO,),
         why="the observed window queue still shows seats that have already answered",
+    ),
+    Mutant(
+        id="mu-give-keeps-window-queue",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="                self._close_window()  # the landed card opens a new one after"
+            " the give\n",
+        new="",
+        tests=(T_MEMORY_UNO,),
+        why="while a thrower chooses its give, the closed window's queue is still observed",
     ),
     Mutant(
         id="mu-window-queue-unobserved",

@@ -235,7 +235,7 @@ class MemoryUnoEngine(Engine):
         layout.add("drawn_from_grave", 1)
         layout.add("top_kind", NUM_KINDS)
         layout.add("locked_stack", n)  # the stack nobody may throw from now
-        layout.add("window_queue", n)  # seats still to be asked in this reaction window
+        layout.add("window_queue", n)  # seats this reaction window has still to reach
         layout.add("deck_size", 1)  # / 54
         layout.add("grave_size", 1)  # / 54
         layout.add("round_turns", 1)  # turns begun this round / 100, at most 1
@@ -822,6 +822,12 @@ class MemoryUnoEngine(Engine):
                 return
         self._begin_turn((self.turn_player + 1) % self.num_players)
 
+    def _close_window(self) -> None:
+        sv, qa = self._sv, self._queue_at
+        for seat in self.queue:
+            sv[qa + seat] = 0.0
+        self.queue.clear()
+
     def _may_throw(self, seat: int) -> bool:
         if self.hand_count[seat] >= SLOTS:
             return False  # no room for a penalty card: may not throw
@@ -838,6 +844,7 @@ class MemoryUnoEngine(Engine):
             self._land(card)
             self._lock(owner)  # nobody fires from this stack again until a draw or another stack
             if owner != seat and self.hand_count[seat] > 0:
+                self._close_window()  # the landed card opens a new one after the give
                 self._select(slot)
                 self._set_phase(GIVE)
                 return
@@ -1051,6 +1058,7 @@ class MemoryUnoEngine(Engine):
         super().check_invariants()
         n, g = self.num_players, self.grave_base
         assert 0 <= self.phase < NUM_PHASES and all(0 <= s < n for s in self.queue)
+        assert not self.queue or self.phase == WINDOW or self.done, "a queue outside a window"
         known = self.tracker.known
         for s in range(n):
             assert self.hand_count[s] == sum(
