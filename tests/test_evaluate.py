@@ -222,6 +222,9 @@ def test_evaluate_refuses_no_games_and_a_lone_agent() -> None:
     ({"pairs": [(1, 1)]}, r"pairs: .* got \(1, 1\)"),
     ({"games": 2.5}, r"games: expected at least 1 game per matchup, got 2\.5"),
     ({"parallel": 0}, r"parallel: expected an integer >= 1, got 0"),
+    ({"deterministic": [True]}, r"deterministic: expected a bool or one bool per agent \(2\), "
+                                r"got \[True\]"),
+    ({"deterministic": [True, 0]}, r"deterministic: .* got \[True, 0\]"),
 ])
 def test_evaluate_arguments_are_errors_naming_them(kwargs: dict, message: str) -> None:
     """From Python: too few labels or a pair past the agents used to fail as an IndexError,
@@ -392,13 +395,15 @@ def test_an_agent_in_several_seats_gets_the_mean_of_their_updates() -> None:
     assert b.sigma == pytest.approx((new[1][0].sigma + new[2][0].sigma) / 2)
 
 
-def _run(folder: Path, env: dict, game: str = "roy", device: str = "cpu") -> Path:
+def _run(folder: Path, env: dict, game: str = "roy", device: str = "cpu",
+         greedy: bool = True) -> Path:
     """A run directory as training leaves it, as far as evaluation reads it: its config.yaml
     and an (untrained, ROY) best.zip."""
     from training.config import from_dict, save_config
 
     folder.mkdir(parents=True)
-    cfg = from_dict({"game": game, "env": env, "training": {"device": device}}, check_cuda=False)
+    cfg = from_dict({"game": game, "env": env, "training": {"device": device},
+                     "evaluation": {"deterministic": greedy}}, check_cuda=False)
     save_config(cfg, folder / "config.yaml")
     _save_untrained_policy(folder / "best.zip", env if game == "roy" else {})
     return folder
@@ -473,3 +478,41 @@ def test_cli_a_run_of_another_game_is_a_usage_error(tmp_path: Path,
     err = capsys.readouterr().err
     assert (f"agent {run / 'best.zip'}: its run's config {run / 'config.yaml'} is a memory_uno "
             "config, not roy") in err
+
+
+def test_cli_policies_play_as_their_runs_were_evaluated(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    """A run evaluated with sampled moves while it trained (Deluxe Memory's config) was
+    re-evaluated greedily unless --stochastic was remembered, --config <run> included."""
+    sampled = _run(tmp_path / "runs" / "s", {}, greedy=False)
+    greedy = _run(tmp_path / "runs" / "g", {})
+    (tmp_path / "loose").mkdir()
+    _save_untrained_policy(tmp_path / "loose" / "p.zip")  # no run around it
+    out = ["--games", "2", "--out", str(tmp_path / "ev" / "r")]
+    report = main(["--game", "roy", "--agents", str(sampled / "best.zip"), str(greedy),
+                   str(tmp_path / "loose" / "p.zip"), "random", *out])
+    assert report["policy_play"] == {"s/best.zip": "sampled", str(greedy): "greedy",
+                                     "loose/p.zip": "greedy"}
+    assert report["deterministic"] == [False, True, True, True]
+    printed = capsys.readouterr().out
+    assert (f"s/best.zip samples (evaluation.deterministic in {sampled / 'config.yaml'})"
+            in printed), printed
+    assert f"{greedy} plays greedily (evaluation.deterministic in {greedy / 'config.yaml'})" \
+        in printed
+    assert "loose/p.zip plays greedily (the default)" in printed
+    assert "random plays" not in printed and "random samples" not in printed
+    # --config names one run's settings for every policy; a flag overrides any config.
+    report = main(["--game", "roy", "--agents", str(greedy / "best.zip"), "random",
+                   "--config", str(sampled), *out])
+    assert report["policy_play"] == {"g/best.zip": "sampled"}
+    report = main(["--game", "roy", "--agents", str(sampled / "best.zip"), "random",
+                   "--deterministic", *out])
+    assert report["policy_play"] == {"s/best.zip": "greedy"}
+    assert "s/best.zip plays greedily (--deterministic)" in capsys.readouterr().out
+    report = main(["--game", "roy", "--agents", str(greedy), "random", "--stochastic", *out])
+    assert report["policy_play"] == {str(greedy): "sampled"}
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--game", "roy", "--agents", str(greedy), "random", "--stochastic",
+              "--deterministic", *out])
+    assert exit_info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -15,7 +15,9 @@ game gets the mean of those seats' updates.
 Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its best policy),
 and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor. The command
 line plays on the game options of ``--config``, else of the runs among the agents (their
-``config.yaml``, which must agree), then ``--env``.
+``config.yaml``, which must agree), then ``--env``; each policy picks its moves as its run's
+``evaluation.deterministic`` says (or ``--config``'s), unless ``--stochastic`` or
+``--deterministic`` says otherwise for all.
 
 ``--duplicate`` plays each deal once with the focal agent in every seat, and the same deals in
 every matchup, as duplicate bridge does: the luck of the deal cancels out of a comparison (two
@@ -39,7 +41,7 @@ import numpy as np
 from card_envs.agents import AgentSpec, agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
-from training.actors import BatchActor, make_actor
+from training.actors import BatchActor, TorchPolicyActor, make_actor
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -214,11 +216,13 @@ def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: l
 
 def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
              config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
-             deterministic: bool = True, labels: Sequence[str] | None = None,
+             deterministic: bool | Sequence[bool] = True, labels: Sequence[str] | None = None,
              pairs: Sequence[tuple[int, int]] | None = None,
              duplicate: bool = False) -> dict[str, Any]:
     """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
 
+    ``deterministic``: whether policies play their most likely move (else they sample), for
+    every policy alike or one entry per agent (ignored for agents that are not policies).
     ``pairs`` restricts the matchups (indices into ``agents``); by default every unordered pair
     plays in a two-player game and every ``(focal, field)`` pair with more seats.
     ``duplicate``: every deal is played once with the focal agent in each seat, and every
@@ -248,6 +252,11 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         raise ValueError(f"labels: expected {len(agents)} different labels, one per agent, "
                          f"got {list(labels)}")
     labels = list(labels) if labels else _unique_labels(agents)
+    if not isinstance(deterministic, bool) and (
+            len(deterministic) != len(agents)
+            or not all(isinstance(d, bool) for d in deterministic)):
+        raise ValueError(f"deterministic: expected a bool or one bool per agent "
+                         f"({len(agents)}), got {deterministic!r}")
     actors = make_actors(game, agents, config, seed, deterministic)
     if pairs is None:
         idx = range(len(agents))
@@ -273,7 +282,11 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
         "num_players": n_players,
         "games_per_match": games,
         "seed": seed,
-        "deterministic": deterministic,
+        "deterministic": deterministic if isinstance(deterministic, bool) else list(deterministic),
+        # How each policy chose its moves (a ready actor brings its own setting).
+        "policy_play": {label: "greedy" if actor.deterministic else "sampled"
+                        for label, actor in zip(labels, actors, strict=True)
+                        if isinstance(actor, TorchPolicyActor)},
         "duplicate": duplicate,
         "chance": 1.0 / n_players,
         "matches": [m.to_dict() for m in matches],
@@ -283,10 +296,13 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
 
 
 def make_actors(game: str, agents: Sequence[AgentSpec], config: dict[str, Any], seed: int,
-                deterministic: bool) -> list[BatchActor]:
-    """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through)."""
-    return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=deterministic)
-            for i, spec in enumerate(agents)]
+                deterministic: bool | Sequence[bool]) -> list[BatchActor]:
+    """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through);
+    ``deterministic`` for all policies or one per agent."""
+    modes = ([deterministic] * len(agents) if isinstance(deterministic, bool)
+             else list(deterministic))
+    return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=mode)
+            for i, (spec, mode) in enumerate(zip(agents, modes, strict=True))]
 
 
 def _unique_labels(agents: Sequence[AgentSpec]) -> list[str]:
@@ -368,7 +384,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                          "--agents, which must agree")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--parallel", type=int, default=64, help="games played at once (>= 1)")
-    parser.add_argument("--stochastic", action="store_true", help="sample policy actions")
+    play_mode = parser.add_mutually_exclusive_group()
+    play_mode.add_argument("--stochastic", action="store_const", const=False,
+                           dest="deterministic", help="every policy samples its moves")
+    play_mode.add_argument("--deterministic", action="store_const", const=True,
+                           help="every policy plays its most likely move (default: as its run's "
+                                "evaluation.deterministic says, or --config's; greedy otherwise)")
     parser.add_argument("--first-vs-rest", action="store_true",
                         help="only the first agent against each of the others")
     parser.add_argument("--duplicate", action="store_true",
@@ -409,17 +430,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     # Where the game options come from: --config, else the runs among the agents (a policy is
     # only meaningful on the variant it was trained on), else the game's defaults.
     sources: dict[str, str] = {}  # config file -> what named it
+    agent_sources: list[str | None] = []  # each agent's entry in sources, if it has one
     if args.config:
         path = args.config
         if os.path.isdir(path):
             path = os.path.join(path, "config.yaml")
         sources[path] = f"--config {args.config}"
+        agent_sources = [path] * len(args.agents)
     else:
         for agent in args.agents:
             path = run_config_path(agent)
-            if path is not None and not any(os.path.samefile(path, p) for p in sources):
-                sources[path] = agent
+            if path is not None:
+                path = next((p for p in sources if os.path.samefile(path, p)), path)
+                sources.setdefault(path, agent)
+            agent_sources.append(path)
     options: dict[str, dict[str, Any]] = {}
+    greedy: dict[str, bool] = {}  # config file -> its evaluation.deterministic
     for path, named_by in sources.items():
         try:
             # Only its game options are read: a CUDA device need not exist on this machine.
@@ -432,6 +458,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             parser.error(f"{where} is a {cfg.game} config, not {args.game}: its game options "
                          "would not be this game's")
         options[path] = {**cfg.env, **overrides}
+        greedy[path] = cfg.evaluation.deterministic
+    if args.deterministic is not None:
+        play = [(args.deterministic, "--deterministic" if args.deterministic else "--stochastic")
+                for _ in args.agents]
+    else:
+        # A policy plays as its run was evaluated while it trained (Deluxe Memory's sample).
+        play = [(True, "the default") if path is None
+                else (greedy[path], f"evaluation.deterministic in {path}")
+                for path in agent_sources]
     try:
         # Resolved here, so a bad option or agent is a usage error, not a traceback.
         resolved = {path: make_engine(args.game, **env).config for path, env in options.items()}
@@ -451,15 +486,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             parser.error(f"--games: --duplicate deals each game to every seat in turn, so "
                          f"--games must be a multiple of the {n_players} players, got "
                          f"{args.games}")
-        actors = make_actors(args.game, args.agents, config, args.seed, not args.stochastic)
+        actors = make_actors(args.game, args.agents, config, args.seed,
+                             [greedy_play for greedy_play, _ in play])
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
     if sources:
         print(f"game options from {', '.join(sources)}"
               + (f" and --env {' '.join(args.env)}" if args.env else "") + f": {config}")
+    labels = _unique_labels(args.agents)
+    for label, actor, (_, why) in zip(labels, actors, play, strict=True):
+        if isinstance(actor, TorchPolicyActor):
+            print(f"{label} {'plays greedily' if actor.deterministic else 'samples'} ({why})")
     report = evaluate(args.game, actors, games=args.games, config=config, seed=args.seed,
-                      parallel=args.parallel, deterministic=not args.stochastic,
-                      labels=_unique_labels(args.agents),
+                      parallel=args.parallel, deterministic=[d for d, _ in play],
+                      labels=labels,
                       pairs=[(0, j) for j in range(1, len(args.agents))]
                       if args.first_vs_rest else None, duplicate=args.duplicate)
     # Where report["config"] came from: config files, then --env (none: the game's defaults).
