@@ -23,7 +23,10 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+
+from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -34,7 +37,7 @@ RAW_TARGET_VS_UNO = 2.0
 ENV_TARGET_VS_WRAPPED = 3.0
 
 
-def measure_aec(make: Callable[[], object], seconds: float,
+def measure_aec(make: Callable[[], AECEnv], seconds: float,
                 seed: int = 0) -> tuple[int, int, float]:
     """Random legal play through ``last()`` / ``step()``, as a user's loop does."""
     env = make()
@@ -93,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     for game in args.games:
         module = importlib.import_module(GAMES[game].module)
-        cases[f"{game} raw AEC"] = lambda seed, m=module: measure_aec(m.raw_env, args.seconds, seed)
-        cases[f"{game} env()"] = lambda seed, m=module: measure_aec(m.env, args.seconds, seed)
-        cases[f"{game} Gymnasium"] = lambda seed, g=game: measure_gym(g, args.seconds, seed)
+        cases[f"{game} raw AEC"] = partial(measure_aec, module.raw_env, args.seconds)
+        cases[f"{game} env()"] = partial(measure_aec, module.env, args.seconds)
+        cases[f"{game} Gymnasium"] = partial(measure_gym, game, args.seconds)
 
     best: dict[str, tuple[float, float]] = {}
     for round_index in range(args.rounds):

@@ -1,7 +1,7 @@
 """``ruff check`` and ``mypy`` are part of the test run, so CI holds the code to the project's
-lint rules (``[tool.ruff]`` in pyproject.toml, the 100-column limit included) and card_envs to
-its type annotations (``[tool.mypy]``: the package ships ``py.typed``, so its users' mypy
-checks their code against them)."""
+lint rules (``[tool.ruff]`` in pyproject.toml, the 100-column limit included) and card_envs,
+training and benchmarks to their type annotations (``[tool.mypy]``: the package ships
+``py.typed``, so its users' mypy checks their code against them)."""
 
 from __future__ import annotations
 

@@ -24,6 +24,10 @@ class BatchActor(Protocol):
     def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
 
 
+# What the batched tools accept for an agent: any agent spec, or a ready batched actor.
+ActorSpec = AgentSpec | BatchActor
+
+
 class RandomActor:
     """Uniform over legal actions, vectorised: argmax of uniform noise on the legal entries."""
 
@@ -43,7 +47,7 @@ class AgentActor:
 
     def __init__(self, agent: Agent, name: str | None = None) -> None:
         self.agent = agent
-        self.name = name or getattr(agent, "name", "agent")
+        self.name: str = name or getattr(agent, "name", None) or "agent"
 
     def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.fromiter(
@@ -92,7 +96,7 @@ def load_policy_net(policy: Any) -> Any:
     return net
 
 
-def make_actor(spec: AgentSpec, game: str, config: dict[str, Any], seed: int | None = None,
+def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | None = None,
                deterministic: bool = True) -> BatchActor:
     """Resolve any agent spec (``"random"``, ``"heuristic"``, a ``.zip`` or run directory, an
     :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor.

@@ -211,12 +211,15 @@ def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
     return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
 
 
+_SCALAR_TYPES: dict[str, list[type]] = {"int": [int], "float": [float, int], "str": [str],
+                                         "bool": [bool], "None": [type(None)]}
+
+
 def _check_type(name: str, value: Any, annotation: str) -> Any:
     """Check a scalar against a dataclass annotation string (ints pass as floats)."""
     ok_types: list[type] = []
     for part in annotation.replace(" ", "").split("|"):
-        ok_types += {"int": [int], "float": [float, int], "str": [str], "bool": [bool],
-                     "None": [type(None)]}.get(part, [object])
+        ok_types += _SCALAR_TYPES.get(part, [object])
     if isinstance(value, bool) and bool not in ok_types:
         ok = False
     else:
@@ -236,12 +239,13 @@ def _build_section(cls: type, name: str, data: Any) -> Any:
     for key, value in data.items():
         if key not in known:
             raise _unknown(f"{name}.", str(key), list(known))
-        if known[key].type.startswith("dict"):
+        annotation = str(known[key].type)  # a string: this module postpones annotations
+        if annotation.startswith("dict"):
             if not isinstance(value, dict):
                 raise ConfigError(f"{name}.{key}: expected a mapping, got {value!r}")
             kwargs[key] = value
         else:
-            kwargs[key] = _check_type(f"{name}.{key}", value, known[key].type)
+            kwargs[key] = _check_type(f"{name}.{key}", value, annotation)
     return cls(**kwargs)
 
 
@@ -433,11 +437,12 @@ def _check_values(cfg: Config, check_cuda: bool) -> None:
     ):
         raise ConfigError(f"selfplay.learner_seat: expected 'random' or 0..{n - 1}, "
                           f"got {sp.learner_seat!r}")
-    positive = {"selfplay.n_envs": sp.n_envs, "selfplay.snapshot_every": sp.snapshot_every,
-                "selfplay.pool_size": sp.pool_size, "training.total_timesteps": tr.total_timesteps,
-                "training.checkpoint_every": tr.checkpoint_every, "training.torch_threads":
-                tr.torch_threads, "evaluation.every": ev.every, "evaluation.games": ev.games,
-                "evaluation.parallel": ev.parallel}
+    positive: dict[str, float] = {
+        "selfplay.n_envs": sp.n_envs, "selfplay.snapshot_every": sp.snapshot_every,
+        "selfplay.pool_size": sp.pool_size, "training.total_timesteps": tr.total_timesteps,
+        "training.checkpoint_every": tr.checkpoint_every,
+        "training.torch_threads": tr.torch_threads, "evaluation.every": ev.every,
+        "evaluation.games": ev.games, "evaluation.parallel": ev.parallel}
     for name, value in positive.items():
         if value <= 0:
             raise ConfigError(f"{name}: expected a positive number, got {value!r}")
@@ -451,12 +456,12 @@ def _check_values(cfg: Config, check_cuda: bool) -> None:
         raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
                           f"got {sp.latest_prob}")
     pt = cfg.pretrain
-    for name, value in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs,
+    for name, count in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs,
                         "pretrain.dagger_rounds": pt.dagger_rounds,
                         "pretrain.dagger_games": pt.dagger_games,
                         "pretrain.dagger_epochs": pt.dagger_epochs}.items():
-        if value < 0:
-            raise ConfigError(f"{name}: expected >= 0, got {value!r}")
+        if count < 0:
+            raise ConfigError(f"{name}: expected >= 0, got {count!r}")
     if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
         raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
                           "and pretrain.dagger_epochs above 0")

@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.agents import AgentSpec, agent_label
+from card_envs.agents import agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
-from training.actors import BatchActor, TorchPolicyActor, make_actor
+from training.actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -214,7 +214,7 @@ def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: l
         ratings[agent] = env.create_rating(mu=mu, sigma=sigma)
 
 
-def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
+def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
              config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
              deterministic: bool | Sequence[bool] = True, labels: Sequence[str] | None = None,
              pairs: Sequence[tuple[int, int]] | None = None,
@@ -295,7 +295,7 @@ def evaluate(game: str, agents: Sequence[AgentSpec], games: int = 1000,
     }
 
 
-def make_actors(game: str, agents: Sequence[AgentSpec], config: dict[str, Any], seed: int,
+def make_actors(game: str, agents: Sequence[ActorSpec], config: dict[str, Any], seed: int,
                 deterministic: bool | Sequence[bool]) -> list[BatchActor]:
     """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through);
     ``deterministic`` for all policies or one per agent."""
@@ -305,7 +305,7 @@ def make_actors(game: str, agents: Sequence[AgentSpec], config: dict[str, Any], 
             for i, (spec, mode) in enumerate(zip(agents, modes, strict=True))]
 
 
-def _unique_labels(agents: Sequence[AgentSpec]) -> list[str]:
+def _unique_labels(agents: Sequence[ActorSpec]) -> list[str]:
     labels = []
     for spec in agents:
         label = agent_label(spec)

@@ -60,14 +60,14 @@ def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, lat
             raise ValueError(f"rates: unknown opponent kind {kind!r}; expected "
                              f"{', '.join(OPPONENT_KINDS)}")
         if (isinstance(weight, bool) or not isinstance(weight, numbers.Real)
-                or not 0 <= weight < np.inf):
+                or not 0 <= float(weight) < np.inf):
             raise ValueError(f"rates[{kind!r}]: expected a weight >= 0 (the weights are "
                              f"relative), got {weight!r}")
     if not sum(rates.values()) > 0:
         raise ValueError(f"rates: at least one weight must be positive, got {rates!r}")
     check_count("pool_size", pool_size)
     if (isinstance(latest_prob, bool) or not isinstance(latest_prob, numbers.Real)
-            or not 0 <= latest_prob <= 1):
+            or not 0 <= float(latest_prob) <= 1):
         raise ValueError(f"latest_prob: expected a number in [0, 1], got {latest_prob!r}")
     if learner_seat != "random" and not (integer_action(learner_seat) is not None
                                          and 0 <= learner_seat < num_players):
@@ -286,7 +286,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
         if method_name == "action_masks":
-            return list(self._masks[self._get_indices(indices)])
+            return list(self._masks[list(self._get_indices(indices))])
         raise AttributeError(f"SelfPlayVecEnv has no per-env method {method_name!r}")
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
@@ -364,6 +364,8 @@ class SelfPlayVecEnv(VecEnv):
                 engine = self.engines[i]
                 if engine.done:
                     if in_episode[i]:
+                        # Only a learner step starts episodes here, and it passes both.
+                        assert rewards is not None and finished is not None
                         finished[i] = self._finish(i, float(rewards[i]))
                         in_episode[i] = False
                     else:

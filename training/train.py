@@ -174,6 +174,8 @@ class StopOnSignal:
 class SelfPlayCallback(BaseCallback):
     """Snapshots, evaluations, checkpoints, metrics, the progress bar and the time limit."""
 
+    model: MaskablePPO  # SB3 sets it when learning starts; this trainer learns with no other
+
     def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv, progress: bool,
                  resume_state: dict[str, Any] | None = None,
                  stop_request: StopOnSignal | None = None,
@@ -267,7 +269,7 @@ class SelfPlayCallback(BaseCallback):
         now, step = time.time(), self.num_timesteps
         fps = (step - self.fps_mark[1]) / max(now - self.fps_mark[0], 1e-9)
         self.fps_mark = (now, step)
-        buf = self.model.ep_info_buffer
+        buf = self.model.ep_info_buffer or ()  # SB3 creates it before the first rollout
         row = {
             "step": step, "elapsed": round(self.elapsed(), 1), "fps": round(fps),
             "ep_rew_mean": _mean([e["r"] for e in buf]),
@@ -750,7 +752,8 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
     state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
     if state["num_timesteps"] != steps:
         return None
-    if steps < cfg.training.total_timesteps and state["schedule"]["elapsed"] < 60 * limit:
+    if (steps < cfg.training.total_timesteps and limit is not None
+            and state["schedule"]["elapsed"] < 60 * limit):
         return None  # the limit was raised: there is time to train on
     return summary
 

@@ -74,7 +74,8 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
     raise ValueError(f"cannot make an agent from {spec!r}")
 
 
-def agent_label(spec: AgentSpec) -> str:
+def agent_label(spec: object) -> str:
+    """A short name for an agent spec (or anything with a ``name``), for reports."""
     if isinstance(spec, (str, os.PathLike)):
         return os.fspath(spec)
     from card_envs.agents.policy import is_sb3_model
