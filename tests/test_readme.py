@@ -78,6 +78,13 @@ def test_rules_md_documents_every_observation_field(game: str) -> None:
     engine = make_engine(game)
     missing = [name for name in engine.layout.slices if not re.search(rf"\b{name}\b", body)]
     assert not missing, f"{game}: RULES.md's Observation section does not name {missing}"
+    # In the vector's order: a reader slices the observation by the table (Mega Mem-Ory's once
+    # listed two 52-float blocks swapped).
+    named = list(dict.fromkeys(name for name in re.findall(r"`(\w+)`", body)
+                               if name in engine.layout.slices))
+    assert named == list(engine.layout.slices), (
+        f"{game}: RULES.md's Observation section names the fields in another order than the "
+        f"observation holds them: {named} vs {list(engine.layout.slices)}")
     size = re.match(r"## Observation \((?:float32, )?([\dn²+ ]+?) (?:floats|values)", body)
     if size:
         for n in _player_counts(game):
