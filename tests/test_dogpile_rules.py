@@ -732,6 +732,51 @@ def test_resampling_keeps_what_the_sniffer_knows() -> None:
         assert "7S" in [card_code(int(probe.pile[t])) for t in (0, 1, 30)]
 
 
+def test_resampling_spreads_a_remembered_candidate_over_its_group() -> None:
+    """player_1 saw 7S before the sniff, so to it 7S is one of three bones on 0, 1, 30, each
+    with chance 1/3. Its redraws used to keep 7S on its true spot every time."""
+    e = _sniff_scenario()
+    before = e.observation(1)
+    spots = set()
+    for s in range(40):
+        probe = e.clone()
+        probe.resample_hidden(1, np.random.default_rng(s))
+        probe.check_invariants()
+        np.testing.assert_array_equal(probe.observation(1), before)
+        spots.add(next(t for t in range(54) if probe.pile[t] == card_id("7S")))
+    assert spots == {0, 1, 30}
+
+
+def test_resampling_redraws_bones_that_left_a_sniffed_group_unseen() -> None:
+    """A bone sniffed out of one group into another used to stay on its spot in every redraw,
+    for every dog. Now a dog that never saw it gets any bone there; the first sniffer, which
+    remembers it as one of its group's, finds it anywhere among the spots of the group it went
+    to (not back among its first group's: a documented shortcut)."""
+    e = engine({0: "8S", 1: "QC", 2: "6D", 3: "JC", 4: "JD"}, **SHORT)
+    collect(e, {})  # everyone ties at 0: all three sniff, in seat order
+    for seat, (picks, places) in enumerate([((0, 1, 2), (0, 1, 2)), ((0, 3, 4), (0, 3, 4))]):
+        for slot in picks:
+            act(e, seat, f"dig:{slot:02d}")
+        for slot in places:
+            act(e, seat + 1, f"down:{slot:02d}")
+    act(e, 2, "wait")  # player_2 declines
+    left = next(c for c in e.groups[0]["members"] if c in e.groups[1]["members"])
+    home = next(t for t in (0, 3, 4) if e.pile[t] == left)
+    kept_by_stranger, spots_for_sniffer = 0, set()
+    for s in range(40):
+        for seat in (0, 2):
+            probe = e.clone()
+            probe.resample_hidden(seat, np.random.default_rng(s))
+            probe.check_invariants()
+            np.testing.assert_array_equal(probe.observation(seat), e.observation(seat))
+            if seat == 2:
+                kept_by_stranger += probe.pile[home] == left
+            else:
+                spots_for_sniffer.add(next(t for t in range(54) if probe.pile[t] == left))
+    assert kept_by_stranger < 10
+    assert spots_for_sniffer == {0, 3, 4}
+
+
 # -- victory and rewards ----------------------------------------------------------------------
 def _three_rounds(plans: list[dict[int, list[int]]], placed: dict[int, str],
                   **config: Any) -> DogpileEngine:

@@ -889,6 +889,27 @@ CATALOG: tuple[Mutant, ...] = (
         why="sniff='required' is ignored: a sniffer may still decline",
     ),
     Mutant(
+        id="dp-resample-keeps-candidates-in-place",
+        area="dogpile",
+        path=DOGPILE,
+        old="            if len(block) > 1:\n",
+        new="            if False:\n",
+        tests=("tests/test_dogpile_rules.py::"
+               "test_resampling_spreads_a_remembered_candidate_over_its_group",),
+        why="a determinization puts every remembered sniffed-group bone back on its true spot",
+    ),
+    Mutant(
+        id="dp-resample-pins-every-candidate",
+        area="dogpile",
+        path=DOGPILE,
+        old="        pool = [p for p in hidden if self._card_at(p) not in remembered]\n",
+        new="        pool = [p for p in hidden if self._card_at(p) not in member_of]\n",
+        tests=("tests/test_dogpile_rules.py::"
+               "test_resampling_redraws_bones_that_left_a_sniffed_group_unseen",),
+        why="a bone in a sniffed group is redrawn only within its group, even for a dog that "
+            "never knew it was there",
+    ),
+    Mutant(
         id="dp-parallel-idle-steps-uncapped",
         area="dogpile",
         path=DOGPILE_PARALLEL,

@@ -1152,87 +1152,75 @@ class DogpileEngine(CachedViews, Engine):
     # -- determinization -----------------------------------------------------------------------
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Redraw every bone ``seat`` cannot place: face-down bones it does not remember,
-        opponents' paw bones it does not remember, sniffed bones in flight. Bones it knows
-        to be in a sniffed group are only permuted within that group's spots; bones that left
-        their group unseen stay put. Other dogs' memories follow the spots they remember."""
+        opponents' paw bones it does not remember, sniffed bones in flight.
+
+        First every such bone that is not a sniffed-group candidate the seat remembers is
+        redrawn over those positions; a group's candidates follow their positions. Then each
+        sniffed group's spots that the seat cannot see into are shuffled, so the candidates it
+        remembers land on any of them (its observation gives each the same chance). A
+        remembered candidate that left its group unseen (sniffed again) keeps to the spots of
+        the group it went to. Other dogs' memories follow the spots they remember."""
         known = self.tracker.known
         sees_bag = self.phase == SNIFF and seat == self.current_player
         # A position is ("s", slot) on the pile, ("p", o, i) in a paw, or ("b", k) in the bag.
-        group_of: dict[tuple, int] = {}
-        pinned: set[int] = set()
+        remembered: set[int] = set()  # candidates the seat knows to be in some sniffed group
+        member_of: dict[int, list[tuple[int, int]]] = {}  # card -> (group, index) it is in
+        blocks: list[list[tuple]] = []  # per group: the spots the seat cannot see into
         for gi, g in enumerate(self.groups):
-            positions = [("s", t) for t in g["slots"]]
+            for j, c in enumerate(g["members"]):
+                if c >= 0:
+                    member_of.setdefault(c, []).append((gi, j))
+                    if known[seat, g["vbase"] + j] >= 0:
+                        remembered.add(c)
+            block: list[tuple] = [("s", t) for t in g["slots"] if known[seat, t] < 0]
             if gi == self.active_group and not sees_bag:
-                positions += [("b", k) for k in range(len(self.bag))]
-            for p in positions:
-                group_of[p] = gi
-            here = {self._card_at(p) for p in positions}
-            for c in g["members"]:
-                if c >= 0 and c not in here:
-                    pinned.add(c)  # left the group unseen: where it is stays as it is
-        pool: list[tuple] = []
-        k_positions: dict[int, list[tuple]] = {}
-        for t in range(NUM_SLOTS):
-            if self.pile[t] < 0 or self.face_up[t] or known[seat, t] >= 0:
-                continue
-            self._classify(("s", t), seat, group_of, pinned, pool, k_positions)
+                block += [("b", k) for k in range(len(self.bag))]
+            blocks.append(block)
+        hidden: list[tuple] = [("s", t) for t in range(NUM_SLOTS) if self.pile[t] >= 0
+                               and not self.face_up[t] and known[seat, t] < 0]
         for o in range(self.num_players):
-            if o == seat:
-                continue
-            for i in range(PAWS):
-                if self.paws[o, i] >= 0 and known[seat, self.paw_base + PAWS * o + i] < 0:
-                    pool.append(("p", o, i))
+            if o != seat:
+                hidden += [("p", o, i) for i in range(PAWS) if self.paws[o, i] >= 0
+                           and known[seat, self.paw_base + PAWS * o + i] < 0]
         if not sees_bag:
-            for k in range(len(self.bag)):
-                self._classify(("b", k), seat, group_of, pinned, pool, k_positions)
-        # Which sniffed-group candidate each moving position holds, before the redraw.
-        member_at = {}
-        for p in pool:
-            in_group = group_of.get(p)
-            if in_group is not None:
-                member_at[p] = (in_group, self.groups[in_group]["members"].index(self._card_at(p)))
+            hidden += [("b", k) for k in range(len(self.bag))]
+        pool = [p for p in hidden if self._card_at(p) not in remembered]
         cards = [self._card_at(p) for p in pool]
-        perm = rng.permutation(len(pool))
-        for p, i in zip(pool, perm, strict=True):
+        moved: dict[tuple, int] = {}  # position -> the card there before the redraw
+        for p, i in zip(pool, rng.permutation(len(pool)), strict=True):
+            moved[p] = self._card_at(p)
             self._set_card_at(p, cards[int(i)])
-        for positions in k_positions.values():
-            ks = [self._card_at(p) for p in positions]
-            for p, i in zip(positions, rng.permutation(len(ks)), strict=True):
-                self._set_card_at(p, ks[int(i)])
-        # Others' memories follow the spots; sniffed-group candidates follow their spots.
+        # A candidate the seat does not remember is whatever bone now lies where it lay.
         others = [o for o in range(self.num_players) if o != seat]
-        for p in pool + [q for ps in k_positions.values() for q in ps]:
+        for p, old in moved.items():
+            for gi, j in member_of.get(old, ()):
+                self._set_member(gi, j, self._card_at(p), others)
+        for block in blocks:
+            if len(block) > 1:
+                ks = [self._card_at(p) for p in block]
+                for p, i in zip(block, rng.permutation(len(ks)), strict=True):
+                    moved.setdefault(p, self._card_at(p))
+                    self._set_card_at(p, ks[int(i)])
+        for p in moved:
             idx = self._tracker_index(p)
-            new = self._card_at(p)
             if idx is not None:
+                new = self._card_at(p)
                 for o in others:
                     if known[o, idx] >= 0:
                         known[o, idx] = new
-            if p in member_at:
-                gi, j = member_at[p]
-                g = self.groups[gi]
-                g["members"][j] = new
-                v = g["vbase"] + j
-                for o in others:
-                    if known[o, v] >= 0:
-                        known[o, v] = new
         self._recompute_codes()
         self._mask_valid = False
         self._dirty = [STALE] * self.num_players
 
-    def _classify(self, p: tuple, seat: int, group_of: dict, pinned: set, pool: list,
-                  k_positions: dict) -> None:
-        card = self._card_at(p)
-        gi = group_of.get(p)
-        if gi is not None:
-            g = self.groups[gi]
-            j = g["members"].index(card)
-            if self.tracker.known[seat, g["vbase"] + j] >= 0:
-                k_positions.setdefault(gi, []).append(p)
-                return
-        if card in pinned:
-            return
-        pool.append(p)
+    def _set_member(self, gi: int, j: int, card: int, others: list[int]) -> None:
+        """Candidate ``j`` of group ``gi`` is now ``card``; the ``others`` that remembered the
+        candidate remember this one."""
+        g = self.groups[gi]
+        g["members"][j] = card
+        col = self.tracker.known[:, g["vbase"] + j]
+        for o in others:
+            if col[o] >= 0:
+                col[o] = card
 
     def _card_at(self, p: tuple) -> int:
         if p[0] == "s":
