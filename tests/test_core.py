@@ -11,7 +11,7 @@ from card_envs.core.aec_env import CardAECEnv
 from card_envs.core.config import COMMON_OPTIONS, Option, int_range, resolve_config
 from card_envs.core.engine import Engine
 from card_envs.core.gym_env import CardGymEnv
-from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker
+from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker, deal_counted_first
 from card_envs.core.obs_layout import ObsLayout
 from card_envs.games import make_engine
 
@@ -540,3 +540,18 @@ def test_agent_iter_stops_at_max_iter_and_when_agents_are_gone() -> None:
         env.step(None)
         dead_steps += 1
     assert dead_steps == len(env.possible_agents) and not env.agents
+
+
+def test_a_redeal_deals_counted_cards_to_the_deck_and_shuffles_it() -> None:
+    """Cards a seat counts in a reshuffled deck go to the deck first, anywhere in it: they used
+    to lie at its bottom (drawn last) in every redeal."""
+    counted = np.full(10, UNKNOWN, dtype=np.int8)
+    counted[[2, 5]] = [2, 5]
+    tops = set()
+    for seed in range(40):
+        deck, rest, spare = deal_counted_first(list(range(10)), counted, [10, 11], 6,
+                                               np.random.default_rng(seed))
+        assert {2, 5} <= set(deck) and len(deck) == 6 and not spare
+        assert sorted(deck + rest) == list(range(12))
+        tops.add(deck[-1])  # the card drawn next
+    assert {2, 5} <= tops and len(tops) > 4

@@ -803,6 +803,52 @@ def test_resampling_keeps_counted_cards_in_the_deck_and_out_of_the_graveyard() -
         assert set(np.flatnonzero(e.tracker.known[0, e.deck_base:] >= 0).tolist()) == counted
 
 
+def test_resampling_shuffles_the_buried_graveyard() -> None:
+    """A seat remembers which cards lie buried, not in which order (grave_memory counts them
+    by kind): redraws used to keep every remembered buried card at its true depth, so a search
+    knew which card a graveyard draw would turn up."""
+    e = MemoryUnoEngine(num_players=2)
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while len(e.grave) < 8:
+        mask = e.legal_mask().copy()
+        if mask.sum() > 1:
+            mask[CALL] = 0
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+    assert not e.reshuffled and not e.done
+    seat = e.current_player
+    buried = e.grave[:-1]
+    assert all(e.tracker.known[seat, e.grave_base + c] >= 0 for c in buried)  # all remembered
+    before = e.observation(seat)
+    uncovered = set()
+    for k in range(30):
+        probe = e.clone()
+        probe.resample_hidden(seat, np.random.default_rng(k))
+        probe.check_invariants()
+        np.testing.assert_array_equal(probe.observation(seat), before)
+        assert sorted(probe.grave[:-1]) == sorted(buried) and probe.grave[-1] == e.grave[-1]
+        uncovered.add(probe.grave[-2])
+    assert len(uncovered) >= 4  # the card under the top is any of the seven
+
+
+def test_resampling_shuffles_the_cards_counted_in_the_deck_into_it() -> None:
+    """The cards a seat counts in a reshuffled deck are dealt to the deck first; they used to
+    sit at its bottom in every redraw (drawn last), where the seat knows only that they are in
+    it."""
+    e = _one_card_left(memory=0.3)
+    play(e, "draw_deck", "discard", "pass", "pass", "draw_deck")
+    counted = set(np.flatnonzero(e.tracker.known[0, e.deck_base:] >= 0).tolist())
+    assert 0 < len(counted & set(e.deck)) < len(e.deck)
+    above_the_bottom = 0  # redraws with a counted card above the deck's m bottom places
+    for k in range(30):
+        probe = e.clone()
+        probe.resample_hidden(0, np.random.default_rng(k))
+        probe.check_invariants()
+        places = [i for i, c in enumerate(probe.deck) if c in counted]  # 0: the bottom
+        above_the_bottom += max(places) >= len(places)
+    assert above_the_bottom > 20
+
+
 @pytest.mark.parametrize("memory", [0.3, "none"])
 def test_resampling_after_a_reshuffle_with_forgetting_keeps_every_invariant(memory) -> None:
     """Play on from a reshuffle with every seat forgetting, redealing for each seat at every

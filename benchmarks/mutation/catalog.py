@@ -186,6 +186,18 @@ CATALOG: tuple[Mutant, ...] = (
         why="a determinization fills the deck with cards the seat knows are not in it",
     ),
     Mutant(
+        id="core-redeal-leaves-counted-cards-at-the-bottom",
+        area="roy",
+        path=KNOWLEDGE,  # the redeal shared with Memory-Uno
+        old="    deck = [deck[i] for i in rng.permutation(len(deck))]\n",
+        new="",
+        tests=("tests/test_core.py::"
+               "test_a_redeal_deals_counted_cards_to_the_deck_and_shuffles_it",
+               "tests/test_memory_uno_rules.py::"
+               "test_resampling_shuffles_the_cards_counted_in_the_deck_into_it"),
+        why="a determinization puts the cards the seat counts in the deck at its bottom",
+    ),
+    Mutant(
         id="roy-deck-memory-outlives-hand",
         area="roy",
         path=ROY,
@@ -427,6 +439,15 @@ CATALOG: tuple[Mutant, ...] = (
         new="        sv[kk + 1 + KIND_OF[card]] = 1.0\n",
         tests=(T_MEMORY_UNO,),
         why="a seat that looks at a reshuffled card in someone's hand still counts it in the deck",
+    ),
+    Mutant(
+        id="mu-resample-keeps-grave-order",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        self.grave[:-1] = [self.grave[int(i)] for i in order]\n",
+        new="",
+        tests=("tests/test_memory_uno_rules.py::test_resampling_shuffles_the_buried_graveyard",),
+        why="a determinization keeps the remembered buried cards in their true order",
     ),
     Mutant(
         id="mu-resample-ignores-deck-memory",

@@ -132,16 +132,18 @@ def deal_counted_first(unseen: list[int], counted: np.ndarray, also_hidden: list
                        ) -> tuple[list[int], list[int], list[int]]:
     """A redeal's deck when the seat counts some cards in it (``counted[c] >= 0``: card c went
     into the deck at a reshuffle and the seat has not seen it leave). The counted cards among
-    ``unseen`` fill the deck first, in random order (under perfect memory the deck holds only
-    them); the other unseen cards and ``also_hidden`` (places a counted card cannot be, such
-    as buried discards) fill the rest. Returns the deck, the uncounted cards left over (for
-    those places first) and the counted cards left over."""
+    ``unseen`` are dealt to the deck first (under perfect memory the deck holds only them);
+    the other unseen cards and ``also_hidden`` (places a counted card cannot be, such as
+    buried discards) fill the rest, and the deck is then shuffled: the seat counts the cards,
+    not where they lie. Returns the deck, the uncounted cards left over (for those places
+    first) and the counted cards left over."""
     in_deck = [c for c in unseen if counted[c] >= 0]
     rest = [c for c in unseen if counted[c] < 0] + also_hidden
     in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
     rest = [rest[i] for i in rng.permutation(len(rest))]
     from_memory = min(deck_size, len(in_deck))
     deck = in_deck[:from_memory] + rest[:deck_size - from_memory]
+    deck = [deck[i] for i in rng.permutation(len(deck))]
     return deck, rest[deck_size - from_memory:], in_deck[from_memory:]
 
 

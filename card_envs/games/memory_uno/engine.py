@@ -993,7 +993,8 @@ class MemoryUnoEngine(Engine):
         Cards the seat counts in a reshuffled deck stay in the deck, a hidden position or the
         drawn card, the deck taking them first: under perfect memory the deck holds nothing
         else, and it gets a uniform draw of them. They are never buried: everyone saw each
-        buried card land."""
+        buried card land. Memory holds which cards are buried, not their order, so the buried
+        cards are shuffled too (the order says which card a graveyard draw uncovers)."""
         known = self.tracker.known
         g, d = self.grave_base, self.deck_base
         hidden_slots = [x for x, c in enumerate(self.slots) if c >= 0 and known[seat, x] < 0]
@@ -1013,6 +1014,8 @@ class MemoryUnoEngine(Engine):
             card = rest.pop()
             self.grave[i] = card
             known[:, g + card] = np.where(memory >= 0, card, -1)
+        order = rng.permutation(len(buried))
+        self.grave[:-1] = [self.grave[int(i)] for i in order]
         pool = spare + rest
         pool = [pool[i] for i in rng.permutation(len(pool))]
         if drawn_hidden:
