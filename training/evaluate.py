@@ -222,7 +222,9 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
     """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
 
     ``deterministic``: whether policies play their most likely move (else they sample), for
-    every policy alike or one entry per agent (ignored for agents that are not policies).
+    every policy alike or one entry per agent (ignored for agents that are not policies and
+    for ready actors and ``PolicyAgent`` objects, which keep their own setting;
+    ``policy_play`` in the report says how each policy played).
     ``pairs`` restricts the matchups (indices into ``agents``); by default every unordered pair
     plays in a two-player game and every ``(focal, field)`` pair with more seats.
     ``duplicate``: every deal is played once with the focal agent in each seat, and every
@@ -254,7 +256,7 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
     labels = list(labels) if labels else _unique_labels(agents)
     if not isinstance(deterministic, bool) and (
             len(deterministic) != len(agents)
-            or not all(isinstance(d, bool) for d in deterministic)):
+            or not all(isinstance(d, (bool, np.bool_)) for d in deterministic)):
         raise ValueError(f"deterministic: expected a bool or one bool per agent "
                          f"({len(agents)}), got {deterministic!r}")
     actors = make_actors(game, agents, config, seed, deterministic)
@@ -282,7 +284,8 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
         "num_players": n_players,
         "games_per_match": games,
         "seed": seed,
-        "deterministic": deterministic if isinstance(deterministic, bool) else list(deterministic),
+        "deterministic": (deterministic if isinstance(deterministic, bool)
+                          else [bool(d) for d in deterministic]),
         # How each policy chose its moves (a ready actor brings its own setting).
         "policy_play": {label: "greedy" if actor.deterministic else "sampled"
                         for label, actor in zip(labels, actors, strict=True)
@@ -300,7 +303,7 @@ def make_actors(game: str, agents: Sequence[ActorSpec], config: dict[str, Any], 
     """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through);
     ``deterministic`` for all policies or one per agent."""
     modes = ([deterministic] * len(agents) if isinstance(deterministic, bool)
-             else list(deterministic))
+             else [bool(d) for d in deterministic])
     return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=mode)
             for i, (spec, mode) in enumerate(zip(agents, modes, strict=True))]
 

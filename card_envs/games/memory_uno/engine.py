@@ -1,7 +1,8 @@
 """Memory-Uno rules engine (see RULES.md beside this file for every rule and choice).
 
 The table: each seat owns ``SLOTS`` = 8 card positions: 0 and 1 (top row), 2 and 3 (bottom row,
-peeked at the start of a round), 4..7 (where penalty cards go). Position ``p`` of seat ``s`` is
+peeked at the start of a round), 4..7 (room for penalty cards, which fill the first empty
+position). Position ``p`` of seat ``s`` is
 slot ``s * 8 + p``; the slot is also the card's KnowledgeTracker slot. Tracker slot
 ``8n + card`` means "``card`` lies buried in the graveyard", and ``8n + 54 + card`` "``card``
 went into the deck at the round's last reshuffle and was not seen to leave it". Positions never
