@@ -2,12 +2,11 @@
 
 The table: each seat owns ``SLOTS`` = 8 card positions: 0 and 1 (top row), 2 and 3 (bottom row,
 peeked at the start of a round), 4..7 (room for penalty cards, which fill the first empty
-position). Position ``p`` of seat ``s`` is
-slot ``s * 8 + p``; the slot is also the card's KnowledgeTracker slot. Tracker slot
-``8n + card`` means "``card`` lies buried in the graveyard", and ``8n + 54 + card`` "``card``
-went into the deck at the round's last reshuffle and was not seen to leave it". Positions never
-change: a card leaves a position only by being swapped, thrown or given, and the position stays
-empty.
+position). Position ``p`` of seat ``s`` is slot ``s * 8 + p``; the slot is also the card's
+KnowledgeTracker slot. Tracker slot ``8n + card`` means "``card`` lies buried in the
+graveyard", and ``8n + 54 + card`` "``card`` went into the deck at the round's last reshuffle
+and was not seen to leave it". Positions never change: a card leaves a position only by being
+swapped, thrown or given, and the position stays empty.
 
 Actions (``14 + 16n``): ``call``, ``draw_deck``, ``draw_grave``, ``discard``, ``pass``,
 ``keep``, ``own:<pos>`` (swap the drawn card in / give a card after a throw),
