@@ -87,6 +87,12 @@ class KnowledgeTracker:
         self.known[:, a] = self.known[:, b]
         self.known[:, b] = col
 
+    def relabel(self, slot: int, card: int) -> None:
+        """A determinization put ``card`` at ``slot``: every seat that remembered the slot
+        remembers the card there now."""
+        col = self.known[:, slot]
+        col[col != UNKNOWN] = card
+
     def forget_seat_slot(self, seat: int, slot: int) -> None:
         self.known[seat, slot] = UNKNOWN
 

@@ -1187,8 +1187,7 @@ class DeluxeMemoryEngine(CachedViews, Engine):
             for c, card in zip(cells, cards, strict=True):
                 self.grid[c] = card
         for c in cells:
-            col = known[:, c]
-            col[col >= 0] = self.grid[c]
+            self.tracker.relabel(c, self.grid[c])
         self._mask_valid = False
         self._views_ok = False
 

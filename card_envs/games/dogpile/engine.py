@@ -1159,7 +1159,8 @@ class DogpileEngine(CachedViews, Engine):
         sniffed group's spots that the seat cannot see into are shuffled, so the candidates it
         remembers land on any of them (its observation gives each the same chance). A
         remembered candidate that left its group unseen (sniffed again) keeps to the spots of
-        the group it went to. Other dogs' memories follow the spots they remember."""
+        the group it went to. Other dogs' memories follow the spots they remember (the seat
+        remembers none of the redrawn spots and candidates)."""
         known = self.tracker.known
         sees_bag = self.phase == SNIFF and seat == self.current_player
         # A position is ("s", slot) on the pile, ("p", o, i) in a paw, or ("b", k) in the bag.
@@ -1191,10 +1192,11 @@ class DogpileEngine(CachedViews, Engine):
             moved[p] = self._card_at(p)
             self._set_card_at(p, cards[int(i)])
         # A candidate the seat does not remember is whatever bone now lies where it lay.
-        others = [o for o in range(self.num_players) if o != seat]
         for p, old in moved.items():
             for gi, j in member_of.get(old, ()):
-                self._set_member(gi, j, self._card_at(p), others)
+                g = self.groups[gi]
+                g["members"][j] = self._card_at(p)
+                self.tracker.relabel(g["vbase"] + j, g["members"][j])
         for block in blocks:
             if len(block) > 1:
                 ks = [self._card_at(p) for p in block]
@@ -1204,23 +1206,10 @@ class DogpileEngine(CachedViews, Engine):
         for p in moved:
             idx = self._tracker_index(p)
             if idx is not None:
-                new = self._card_at(p)
-                for o in others:
-                    if known[o, idx] >= 0:
-                        known[o, idx] = new
+                self.tracker.relabel(idx, self._card_at(p))
         self._recompute_codes()
         self._mask_valid = False
         self._dirty = [STALE] * self.num_players
-
-    def _set_member(self, gi: int, j: int, card: int, others: list[int]) -> None:
-        """Candidate ``j`` of group ``gi`` is now ``card``; the ``others`` that remembered the
-        candidate remember this one."""
-        g = self.groups[gi]
-        g["members"][j] = card
-        col = self.tracker.known[:, g["vbase"] + j]
-        for o in others:
-            if col[o] >= 0:
-                col[o] = card
 
     def _card_at(self, p: tuple) -> int:
         if p[0] == "s":

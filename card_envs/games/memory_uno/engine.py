@@ -1022,8 +1022,7 @@ class MemoryUnoEngine(Engine):
             self.drawn = pool.pop()
         for x, card in zip(hidden_slots, pool, strict=True):
             self.slots[x] = card
-            col = known[:, x]
-            col[col >= 0] = card
+            self.tracker.relabel(x, card)
         if self.reshuffled:
             self._redeal_deck_memory(seat)
         self._compose_src(self._src)
