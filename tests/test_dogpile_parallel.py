@@ -227,6 +227,25 @@ def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() 
     assert par.engine.truncated and not par.engine.legal_mask().any()
 
 
+@pytest.mark.parametrize("max_steps", [30, 60])
+def test_idle_steps_count_towards_max_steps_after_play_resumes(max_steps: int) -> None:
+    """Idle steps taken between rounds still count once play resumes: the episode truncates
+    when the engine's steps and the idle ones reach max_steps (it ran on by the idle ones)."""
+    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
+                                  max_steps=max_steps)
+    obs, _ = par.reset(seed=0)
+    while par.engine.phase == PLAY:
+        obs, *_ = par.step(dict.fromkeys(par.agents, WAIT))
+    for _ in range(3):  # the sniffer idles: waiting is not a sniff
+        obs, *_ = par.step(dict.fromkeys(par.agents, WAIT))
+    while par.agents:
+        masks = {a: obs[a]["action_mask"] for a in par.agents}
+        obs, _, term, trunc, _ = par.step(
+            {a: WAIT if m[WAIT] else int(np.flatnonzero(m)[0]) for a, m in masks.items()})
+    assert all(trunc.values()) and not any(term.values())
+    assert par.engine.num_steps + 3 == max_steps
+
+
 def _remembered(par, agent: str, slot: int) -> int:
     """The card ``agent``'s observation shows at a face-down pile ``slot``, or -1."""
     engine = par.engine

@@ -934,11 +934,22 @@ CATALOG: tuple[Mutant, ...] = (
         id="dp-parallel-idle-steps-uncapped",
         area="dogpile",
         path=DOGPILE_PARALLEL,
-        old="if engine.num_steps + self._idle_steps >= engine.step_cap:",
-        new="if engine.num_steps >= engine.step_cap:",
+        old="if not engine.done and engine.num_steps + self._idle_steps >= engine.step_cap:",
+        new="if not engine.done and engine.num_steps >= engine.step_cap:",
         tests=("tests/test_dogpile_parallel.py::"
                "test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action",),
         why="a Parallel env's idle ticks never count towards max_steps",
+    ),
+    Mutant(
+        id="dp-parallel-idle-steps-forgotten-in-play",
+        area="dogpile",
+        path=DOGPILE_PARALLEL,
+        old="        if self._idle_steps:  # the engine's own cap counts its steps only\n"
+            "            self._cap_steps()\n",
+        new="",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_idle_steps_count_towards_max_steps_after_play_resumes",),
+        why="idle steps between rounds stop counting once play resumes: max_steps is overrun",
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(

@@ -130,21 +130,18 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
                     if not self._allowed(seat, action) or not engine.legal_mask()[action]:
                         voided[seat] = True
                         action = WAIT
-                    engine.step(action)
-                    rewards += engine.rewards
+                    self._step_engine(action, rewards)
             finally:
                 engine.end_tick_decay()
         else:
             seat = engine.current_player
             action = self._as_action(actions[self.possible_agents[seat]])
             if action >= 0 and engine.legal_mask()[action]:
-                engine.step(action)
-                rewards += engine.rewards
+                self._step_engine(action, rewards)
             else:
                 voided[seat] = True
                 self._idle_steps += 1
-                if engine.num_steps + self._idle_steps >= engine.step_cap:
-                    engine.truncate()
+                self._cap_steps()
         agents = self.agents
         obs = self._observe()
         rew = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents) if a in agents}
@@ -160,6 +157,18 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rew, term, trunc, infos
+
+    def _step_engine(self, action: int, rewards: np.ndarray) -> None:
+        self.engine.step(action)
+        rewards += self.engine.rewards
+        if self._idle_steps:  # the engine's own cap counts its steps only
+            self._cap_steps()
+
+    def _cap_steps(self) -> None:
+        """Truncate once the engine's steps and the idle ones reach ``max_steps``."""
+        engine = self.engine
+        if not engine.done and engine.num_steps + self._idle_steps >= engine.step_cap:
+            engine.truncate()
 
     def _check_keys(self, actions: Any) -> None:
         """One action per live dog, and no other keys: a misspelt or missing agent would
