@@ -48,6 +48,26 @@ def test_zero_d_integer_arrays_are_actions(game: str) -> None:
     genv.step(np.array(_first_legal(info["action_mask"]), dtype=np.int32))
 
 
+def test_int_enum_members_are_actions() -> None:
+    """``Discrete.contains`` accepts an ``IntEnum`` member (an int subclass), so every view
+    takes one as the action of its value; a bool, also an int subclass, stays refused."""
+    import enum
+
+    env = _env_module("memory_uno").env(num_players=2)
+    env.reset(seed=0)
+    Named = enum.IntEnum("Named", {"DRAW_DECK": env.action_id("draw_deck")})
+    assert env.action_space(env.agent_selection).contains(Named.DRAW_DECK)
+    env.step(Named.DRAW_DECK)
+    assert env.engine.phase == 1  # DRAWN: the draw was played
+    genv = CardGymEnv("memory_uno", num_players=2)
+    genv.reset(seed=0)
+    _, _, _, _, info = genv.step(Named.DRAW_DECK)
+    assert info["action_mask"][genv.action_id("discard")]  # a card was drawn from the deck
+    engine = make_engine("memory_uno", num_players=2)
+    engine.reset(seed=0)
+    assert engine.is_legal(Named.DRAW_DECK) and not engine.is_legal(True)
+
+
 @pytest.mark.parametrize("bad", [True, np.bool_(True), np.array(True), 1.0, np.float64(1.0),
                                  np.array([1]), "1"])
 def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
@@ -471,6 +491,38 @@ def test_gym_episode_ended_by_penalty_stays_ended() -> None:
         env.step(_first_legal(env.action_masks()))
     env.reset(seed=1)
     env.step(_first_legal(env.action_masks()))
+
+
+@pytest.mark.parametrize("when", ["step", "reset"])
+def test_gym_env_refuses_to_go_on_after_an_opponent_raised(when: str) -> None:
+    """An opponent that raises leaves the game at its own turn: the next step() must not play
+    the learner's action for that seat (nor action_masks() show that seat's mask); reset()
+    starts over. Raised in reset() too, where the episode before had left the env ready."""
+    armed = {"raise": False}
+
+    def flaky(observation, action_mask):
+        if armed["raise"]:
+            raise RuntimeError("the opponent broke")
+        return _first_legal(action_mask)
+
+    env = CardGymEnv("roy", opponent=flaky, learner_seat=1)
+    _, info = env.reset(seed=0)
+    env.step(_first_legal(info["action_mask"]))
+    armed["raise"] = True
+    with pytest.raises(RuntimeError, match="the opponent broke"):
+        if when == "step":
+            for _ in range(100):  # until the opponent's turn comes
+                _, _, _, _, info = env.step(_first_legal(env.action_masks()))
+        else:
+            for seed in range(100):  # until a deal has the opponent move first
+                env.reset(seed=seed)
+    assert env.engine.current_player != env.learner and not env.engine.done
+    for method in (lambda: env.step(0), env.action_masks):
+        with pytest.raises(RuntimeError, match="opponent's error interrupted the episode"):
+            method()
+    armed["raise"] = False
+    _, info = env.reset(seed=0)
+    env.step(_first_legal(info["action_mask"]))
 
 
 def test_gym_env_names_max_steps_when_no_deal_reaches_the_learner() -> None:

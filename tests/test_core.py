@@ -385,19 +385,28 @@ def test_gym_env_terminal_reward_reaches_learner_on_opponent_move() -> None:
     assert losses_on_opponent_move > 0
 
 
-def test_gym_score_rewards_add_up_to_the_learners_score() -> None:
-    """Score-mode points paid on the learner's move and on every opponent move before its next
-    decision all reach it: the returns are exactly minus its Memory-Uno totals."""
-    env = CardGymEnv("memory_uno", num_players=3, reward="score", episode="game", learner_seat=1)
+@pytest.mark.parametrize("num_players, learner_seat", [(3, 1), (4, 3)])
+def test_gym_score_rewards_add_up_to_the_learners_score(num_players: int,
+                                                        learner_seat: int) -> None:
+    """Score-mode points paid on the learner's move, on every opponent move before its next
+    decision, and before its first decision (a round an opponent calls at once: its first step
+    carries them) all reach it: the returns are exactly minus its Memory-Uno totals."""
+    env = CardGymEnv("memory_uno", num_players=num_players, reward="score", episode="game",
+                     learner_seat=learner_seat)
     agent = RandomAgent(0)
-    for seed in range(3):
+    paid_before_first_decision = 0
+    for seed in range(12):
         obs, info = env.reset(seed=seed)
+        early = -env.engine.totals[learner_seat]
+        paid_before_first_decision += early != 0
         done, ret = False, 0.0
         while not done:
             obs, r, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
             ret += r
             done = term or trunc
-        assert ret == -info["result"]["totals"][1]
+        assert ret == -info["result"]["totals"][learner_seat]
+    if num_players == 4:
+        assert paid_before_first_decision > 0  # the case the first step's reward covers
 
 
 def test_gym_seeded_reset_redeals_when_the_first_deal_never_reaches_the_learner() -> None:

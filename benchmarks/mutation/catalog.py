@@ -1111,6 +1111,25 @@ CATALOG: tuple[Mutant, ...] = (
         why="rewards that arrive on opponents' moves never reach the learner",
     ),
     Mutant(
+        id="core-gym-rewards-before-the-first-decision-dropped",
+        area="core",
+        path=GYM_ENV,
+        old="        self._pending_reward = reward\n",
+        new="        self._pending_reward = 0.0\n",
+        tests=("tests/test_core.py::test_gym_score_rewards_add_up_to_the_learners_score",),
+        why="points paid before the learner's first decision are missing from its return",
+    ),
+    Mutant(
+        id="core-gym-plays-on-after-an-opponent-raised",
+        area="core",
+        path=GYM_ENV,
+        old="            self._has_reset = False\n            self._interrupted = True\n",
+        new="            self._interrupted = True\n",
+        tests=("tests/test_api_conventions.py::"
+               "test_gym_env_refuses_to_go_on_after_an_opponent_raised",),
+        why="after an opponent raised, step() plays the learner's action for that opponent",
+    ),
+    Mutant(
         id="core-forgetting-ignores-its-seed",
         area="core",
         path=KNOWLEDGE,

@@ -27,13 +27,14 @@ DEFAULT_SAFETY_CAP = 50_000
 def integer_action(action: Any) -> int | None:
     """``action`` as a Python int if it is an integer action, else None.
 
-    Integer actions are what ``Discrete.contains`` accepts: Python and numpy integers and 0-d
-    integer arrays (what SB3's ``predict`` returns). Bools, floats and other shapes are not
-    actions: ``True`` silently meaning 1 would hide a bug in the caller.
+    Integer actions are what ``Discrete.contains`` accepts: Python and numpy integers (an
+    ``IntEnum`` member too) and 0-d integer arrays (what SB3's ``predict`` returns). Bools,
+    floats and other shapes are not actions: ``True`` silently meaning 1 would hide a bug in
+    the caller.
     """
     if type(action) is int:
         return action
-    if isinstance(action, np.integer):
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
         return int(action)
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         return int(action)

@@ -3,9 +3,9 @@
 The learner takes one seat; the env steps every other seat itself with opponent agents until
 the learner must act again or the episode ends. Rewards that arrive on an opponent's move
 (including the terminal one) are added to the learner's reward for the step that led there.
-Rewards paid before the learner's first decision (opponents seated before it scoring at once)
-have no step to ride on, as ``reset()`` returns none: they are dropped. No action of the learner
-could change them; in ``reward="score"`` mode they are missing from the episode's return. A
+Rewards paid before the learner's first decision (in ``reward="score"`` mode, a Memory-Uno round
+an opponent calls at once, the learner's own points included) ride on its first step, as
+``reset()`` returns no reward: an episode's return is the seat's return in the AEC env. A
 deal that ends before the learner's first decision is dealt again (``reset()``'s
 ``info["redeals"]`` counts them): it has no step to return.
 The legal-action mask is available as ``action_masks()`` (what sb3-contrib's MaskablePPO calls)
@@ -106,6 +106,10 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         # Until reset() deals, and after an illegal action ends an episode, step() refuses.
         self._has_reset = False
         self._ended_by_penalty = False
+        # An opponent's error left the game at that opponent's turn: no step() may play on.
+        self._interrupted = False
+        # Paid before the learner's first decision: its first step adds it.
+        self._pending_reward = 0.0
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -145,9 +149,10 @@ class CardGymEnv(ActionNames, gymnasium.Env):
                 f"(max_steps={self.engine.config['max_steps']!r} may be too small for "
                 f"learner_seat={self.learner_seat_option!r})"
             )
-        del reward
+        self._pending_reward = reward
         self._has_reset = True
         self._ended_by_penalty = False
+        self._interrupted = False
         if self.render_mode == "human":
             self.render()
         info = self._info()
@@ -157,7 +162,7 @@ class CardGymEnv(ActionNames, gymnasium.Env):
     def step(self, action: Any):
         engine = self.engine
         if not self._has_reset:
-            raise reset_first("step")
+            raise self._not_playable("step")
         if engine.done or self._ended_by_penalty:
             raise RuntimeError("step() called on a finished episode; call reset()")
         a = integer_action(action)
@@ -168,9 +173,11 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             self._ended_by_penalty = True
             info = self._info()
             info["illegal_action"] = reason
-            return self._observe(), -1.0, True, False, info
+            reward, self._pending_reward = self._pending_reward - 1.0, 0.0
+            return self._observe(), reward, True, False, info
         engine.step(a)
-        reward = float(engine.rewards[self.learner])
+        reward = float(engine.rewards[self.learner]) + self._pending_reward
+        self._pending_reward = 0.0
         if not engine.done:
             reward += self._play_opponents()
         info = self._info()
@@ -183,32 +190,48 @@ class CardGymEnv(ActionNames, gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (never all false)."""
         if not self._has_reset:
-            raise reset_first("action_masks")
+            raise self._not_playable("action_masks")
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode is not None and not self._has_reset:
+        # An interrupted episode still holds a dealt position: showing it helps find the error.
+        if self.render_mode is not None and not (self._has_reset or self._interrupted):
             raise reset_first("render")
         return render(self.engine, self.render_mode)
 
+    def _not_playable(self, method: str) -> RuntimeError:
+        if self._interrupted:
+            return RuntimeError(f"{method}() called after an opponent's error interrupted the "
+                                f"episode at that opponent's turn; call reset()")
+        return reset_first(method)
+
     def _play_opponents(self) -> float:
-        """Step opponents until the learner is to act or the episode ends; learner's reward."""
+        """Step opponents until the learner is to act or the episode ends; learner's reward.
+
+        An opponent that raises (a wrong answer, a bug in a callable) leaves the game at its
+        own turn: the env then refuses to go on until reset(), rather than play the learner's
+        next action for that opponent's seat."""
         engine = self.engine
         learner = self.learner
         total = 0.0
-        while not engine.done and engine.current_player != learner:
-            seat = engine.current_player
-            agent = self.opponents[seat if seat < learner else seat - 1]
-            mask = engine.legal_mask()
-            action = agent.act(engine.observation(seat), mask.copy())
-            a = integer_action(action)
-            if a is None or not engine.is_legal(a):
-                raise IllegalActionError.of(
-                    action, f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
-                    + engine.illegal_reason(action)
-                )
-            engine.step(a)
-            total += float(engine.rewards[learner])
+        try:
+            while not engine.done and engine.current_player != learner:
+                seat = engine.current_player
+                agent = self.opponents[seat if seat < learner else seat - 1]
+                mask = engine.legal_mask()
+                action = agent.act(engine.observation(seat), mask.copy())
+                a = integer_action(action)
+                if a is None or not engine.is_legal(a):
+                    raise IllegalActionError.of(
+                        action, f"opponent {getattr(agent, 'name', agent)!r} in seat {seat}: "
+                        + engine.illegal_reason(action)
+                    )
+                engine.step(a)
+                total += float(engine.rewards[learner])
+        except BaseException:
+            self._has_reset = False
+            self._interrupted = True
+            raise
         return total
 
     def _mask(self) -> np.ndarray:
