@@ -183,6 +183,8 @@ ROOT = Path(__file__).resolve().parents[1]
         ({"--env": ["num_players"]}, r"--env: expected KEY=VALUE, got 'num_players'"),
         ({"--env": ["num_player=3"]}, r"unknown config key 'num_player'"),
         ({"--env": ["num_players=["]}, r"--env num_players=\[: not valid YAML: line 1, column 2"),
+        ({"--env": ["num_players=3", "num_players=4"]}, r"--env: num_players given twice"),
+        ({"--seed": ["-5"]}, r"--seed: expected an integer >= 0, got -5"),
         ({"--config": [str(ROOT / "configs" / "memory_uno.yaml")]},
          r"is a memory_uno config, not roy"),
         ({"--agents": ["rnadom", "random"]}, r"unknown agent 'rnadom'"),
@@ -204,6 +206,14 @@ def test_cli_usage_errors_are_one_line(flags: dict[str, list[str]], message: str
     err = capsys.readouterr().err
     assert re.search(message, err) and "Traceback" not in err, err
     assert not list(tmp_path.iterdir())
+
+
+def test_cli_env_options_add_up_over_repeated_flags(tmp_path: Path) -> None:
+    """``--env`` given twice keeps both options (argparse kept only the last use's)."""
+    report = main(["--game", "roy", "--agents", "random", "heuristic", "--games", "3",
+                   "--env", "num_players=3", "--env", "first_dealer=0", "--out",
+                   str(tmp_path / "r")])
+    assert report["config"] == {"num_players": 3, "first_dealer": 0}
 
 
 def test_evaluate_refuses_no_games_and_a_lone_agent() -> None:

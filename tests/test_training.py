@@ -42,7 +42,7 @@ from training.config import (
 )
 from training.evaluate import main as evaluate_main
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
-from training.train import completed_summary, train
+from training.train import completed_summary, run_summary, train
 from training.train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,6 +101,10 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"selfplay.n_envs\)"),
         ({"evaluation": {"seed": 3}}, r"evaluation.seed: unknown key \(it belongs at the top "
          r"level\)"),
+        ({"selfplay": {"gamma": 0.9}}, r"selfplay.gamma: unknown key \(it belongs in ppo.gamma\)"),
+        ({"num_players": 3}, r"^num_players: unknown key \(it belongs in env.num_players\)"),
+        ({"learning_rate": 3e-4}, r"^learning_rate: unknown key \(it belongs in "
+         r"ppo.learning_rate or in pretrain.learning_rate\)"),
         ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected a positive"),
         ({"evaluation": {"games": True}}, r"evaluation.games: expected int"),
         ({"env": {"num_player": 2}}, r"env: unknown config key 'num_player'.*'num_players'"),
@@ -123,13 +127,29 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
          r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
-        # YAML reads 1e-5 as text; torch refused it only when the run built its model:
+        # PyYAML reads 1e-5 as text; torch refused it only when the run built its model:
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": yaml.safe_load("{eps: 1e-5}")}}},
-         r"optimizer_kwargs: torch.optim.Adam refuses \{'eps': '1e-5'\}: .*write 1.0e-5"),
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'eps': '1e-5'\}: .*quotes is text"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"betas": 0.9}}}},
          r"optimizer_kwargs: torch.optim.Adam refuses \{'betas': 0.9\}"),
+        # ... and these only at the first update, after the run directory was made:
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"betas": [0.9]}}}},
+         r"optimizer_kwargs: torch.optim.Adam refuses \{'betas': \[0.9\]\}: IndexError"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"differentiable": True}}}},
+         r"optimizer_kwargs.differentiable: PPO's update steps Adam outside autograd"),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"capturable": True}}},
+          "training": {"device": "cpu"}},
+         r"optimizer_kwargs.capturable: true needs the model on CUDA, but training.device 'cpu'"),
+        ({"ppo": {"batch_size": 1, "n_steps": 4}}, r"ppo.batch_size: minibatches of one sample "
+         r"\(ppo.batch_size 1, a rollout of 128\) normalise advantages to NaN"),
+        ({"ppo": {"n_steps": 1, "batch_size": 2}, "selfplay": {"n_envs": 1}},
+         r"ppo.n_steps: minibatches of one sample \(ppo.batch_size 2, a rollout of 1\)"),
+        ({"training": {"device": "meta"}}, r"training.device: expected 'auto', 'cpu', 'cuda', "
+         r"'cuda:<index>' or 'mps', got 'meta'"),
+        ({"training": {"torch_threads": 100000}}, r"training.torch_threads: expected 1..1024"),
+        ({"env": {1: 2}}, r"env: option names are words such as num_players, got 1"),
         ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
-        ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto' or a torch device"),
+        ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto', 'cpu', 'cuda'"),
         ({"ppo": {"n_steps": 0}}, r"ppo.n_steps: expected an integer >= 1, got 0"),
         ({"ppo": {"n_steps": 2.5}}, r"ppo.n_steps: expected an integer >= 1, got 2.5"),
         ({"ppo": {"n_epochs": 0}}, r"ppo.n_epochs: expected an integer >= 1, got 0"),
@@ -219,6 +239,12 @@ def test_a_number_written_without_a_dot_is_a_number(tmp_path: Path) -> None:
     assert (cfg.ppo["learning_rate"], cfg.ppo["ent_coef"]) == (1e-4, 5e-3)
     assert parse_yaml("a: 10\nb: 1_000\nc: .5\nd: 1e4x\ne: 0x10", "x") == \
         {"a": 10, "b": 1000, "c": 0.5, "d": "1e4x", "e": 16}
+    # Integers too: YAML 1.1 reads 010 as octal 8 (a seed silently changed) and 1:30 as 90.
+    assert parse_yaml("seed: 010\nf: 0o10\ng: 1:30\nh: -007", "x") == \
+        {"seed": 10, "f": 8, "g": "1:30", "h": -7}
+    with pytest.raises(ConfigError, match=r"^x: not valid YAML: line 1, column 4: expected an "
+                                          r"integer, found '0b11'$"):
+        parse_yaml('i: !!int "0b11"', "x")
 
 
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
@@ -834,6 +860,30 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
     assert _csv_rows(run / "progress.csv") == _csv_rows(uninterrupted_run / "progress.csv")
     assert _csv_rows(run / "eval.csv") == _csv_rows(uninterrupted_run / "eval.csv")
     assert _tensorboard_scalars(run / "tb") == _tensorboard_scalars(uninterrupted_run / "tb")
+
+
+def test_tensorboard_draws_each_evaluation_at_its_step(uninterrupted_run: Path) -> None:
+    """Every evaluation of eval.csv, the closing one too, is a TensorBoard point at its own
+    step (recorded through SB3's logger they were drawn a rollout late, the closing one
+    never)."""
+    rows = _csv_rows(uninterrupted_run / "eval.csv")
+    curves = _tensorboard_scalars(uninterrupted_run / "tb")
+    for opp in ("random", "heuristic"):
+        points = curves[f"eval/win_rate_vs_{opp}"]
+        assert [step for step, _ in points] == [int(r["step"]) for r in rows] == \
+            [0, 512, 1024, 1536]
+        for (_, value), row in zip(points, rows, strict=True):
+            assert round(value, 4) == float(row[f"{opp}_win_rate"])
+
+
+def test_summary_before_any_evaluation_is_strict_json(tmp_path: Path) -> None:
+    """A run stopped before its first evaluation has no best score: null, not the -Infinity
+    it starts from, which strict JSON readers (jq, JavaScript) refuse."""
+    summary = run_summary(tmp_path, num_timesteps=0, checkpoint_step=0, elapsed=1.0,
+                          stopped_by_signal="SIGINT", best_score=-float("inf"))
+    assert json.loads(json.dumps(summary, allow_nan=False))["best_training_eval_score"] is None
+    assert run_summary(tmp_path, num_timesteps=0, checkpoint_step=0, elapsed=1.0,
+                       stopped_by_signal=None, best_score=1.25)["best_training_eval_score"] == 1.25
 
 
 def test_snapshots_at_step_0_and_every_snapshot_every_steps(uninterrupted_run: Path) -> None:

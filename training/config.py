@@ -29,16 +29,35 @@ class ConfigError(ValueError):
 
 
 class _ConfigLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that reads ``1e-4`` as a number, as YAML 1.2 does: PyYAML follows
-    YAML 1.1, which wants a dot (``1.0e-4``) and reads the usual way to write a learning rate
-    as text."""
+    """``yaml.SafeLoader`` that reads numbers as YAML 1.2 does. PyYAML follows YAML 1.1, which
+    reads the usual way to write a learning rate (``1e-4``: it wants a dot) as text, a seed
+    written ``010`` as octal 8 and ``1:30`` as the base-60 number 90."""
 
 
 _FLOAT = "tag:yaml.org,2002:float"
+_INT = "tag:yaml.org,2002:int"
 _ConfigLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _FLOAT]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_FLOAT, _INT)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# YAML 1.2's integers: decimal (leading zeros too), 0o octal, 0x hexadecimal; the digit
+# separator "_" as PyYAML allows it.
+_ConfigLoader.add_implicit_resolver(_INT, re.compile(
+    r"^(?:[-+]?[0-9][0-9_]*|0o[0-7_]+|0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    try:
+        if text[:2] in ("0o", "0x"):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)
+    except ValueError:  # only an explicit !!int tag gets here with something else
+        raise yaml.constructor.ConstructorError(
+            None, None, f"expected an integer, found {text!r}", node.start_mark) from None
+
+
+_ConfigLoader.add_constructor(_INT, _construct_int)
 _ConfigLoader.add_implicit_resolver(_FLOAT, re.compile(r"""^(?:
     [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
   | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
@@ -144,6 +163,8 @@ _PPO_RESERVED = {"policy", "env", "seed", "device", "verbose", "tensorboard_log"
 _OPPONENT_KINDS = ("self", "random", "heuristic")
 #: Seeds reach ``np.random.seed`` (through SB3), which takes 0 .. 2**32 - 1.
 _MAX_SEED = 2**32 - 1
+#: More threads than any machine has cores; torch crashed (a segfault) at 100,000.
+_MAX_THREADS = 1024
 
 
 def _number(value: Any) -> bool:
@@ -203,12 +224,24 @@ def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
     if close:
         hint = f" (did you mean {close[0]!r}?)"
     else:  # a real key in the wrong section: say where it belongs
-        homes = [f"in {name}.{key}" for name, cls in _SECTIONS.items()
-                 if f"{name}." != section and key in {f.name for f in fields(cls)}]
+        homes = [f"in {name}.{key}" for name, names in _section_keys().items()
+                 if f"{name}." != section and key in names]
         if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
             homes.append("at the top level")
-        hint = f" (it belongs {homes[0]})" if homes else ""
+        hint = f" (it belongs {' or '.join(homes)})" if homes else ""
     return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
+
+
+def _section_keys() -> dict[str, set[str]]:
+    """The keys each section takes: MaskablePPO's arguments, any game's options, the fields."""
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.games import GAMES, get_game
+
+    ppo = set(inspect.signature(MaskablePPO.__init__).parameters) - _PPO_RESERVED - {"self"}
+    env = {key for game in GAMES for key in get_game(game).engine_class().options()}
+    return {"ppo": ppo, "env": env,
+            **{name: {f.name for f in fields(cls)} for name, cls in _SECTIONS.items()}}
 
 
 _SCALAR_TYPES: dict[str, list[type]] = {"int": [int], "float": [float, int], "str": [str],
@@ -308,15 +341,23 @@ def _check_optimizer_kwargs(kwargs: dict[str, Any]) -> None:
     for key in kwargs:
         if key not in allowed:
             raise _unknown("ppo.policy_kwargs.optimizer_kwargs.", str(key), allowed)
-    # The values too: YAML reads "eps: 1e-5" as a string, and torch refused it only when the
-    # run built its model, with "'<=' not supported between instances of 'float' and 'str'".
+    if kwargs.get("differentiable"):
+        raise ConfigError("ppo.policy_kwargs.optimizer_kwargs.differentiable: PPO's update "
+                          "steps Adam outside autograd, which a differentiable Adam refuses; "
+                          "leave it out")
+    # The values too, by one step on a CPU tensor (``capturable`` is checked against the device
+    # with the training section): torch refused a bad one only when the run first updated,
+    # after its directory was made. YAML 1.1 read "eps: 1e-5" as a string, for one.
     try:
-        torch.optim.Adam([torch.zeros(1, requires_grad=True)], **kwargs)
-    except (TypeError, ValueError) as err:
-        hint = ("; YAML reads a number without a dot, such as 1e-5, as text: write 1.0e-5"
-                if any(isinstance(v, str) for v in kwargs.values()) else "")
+        param = torch.zeros(1, requires_grad=True)
+        adam = torch.optim.Adam([param], **{**kwargs, "capturable": False})
+        param.grad = torch.ones(1)
+        adam.step()
+    except Exception as err:  # a betas of one number fails with an IndexError, say
+        hint = ("; a number written in quotes is text" if any(isinstance(v, str)
+                                                            for v in kwargs.values()) else "")
         raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs: torch.optim.Adam refuses "
-                          f"{kwargs}: {err}{hint}") from None
+                          f"{kwargs}: {type(err).__name__}: {err}{hint}") from None
 
 
 def _check_device(device: str, check_cuda: bool) -> None:
@@ -327,8 +368,13 @@ def _check_device(device: str, check_cuda: bool) -> None:
     try:
         parsed = torch.device(device)
     except (RuntimeError, ValueError):
-        raise ConfigError(f"training.device: expected 'auto' or a torch device such as 'cpu', "
-                          f"'cuda' or 'cuda:1', got {device!r}") from None
+        parsed = None
+    if parsed is None or parsed.type not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"training.device: expected 'auto', 'cpu', 'cuda', 'cuda:<index>' or "
+                          f"'mps', got {device!r}")
+    if check_cuda and parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError("training.device: 'mps', but this machine has no MPS device "
+                          "(torch.backends.mps.is_available() is False); use 'cpu' or 'auto'")
     # SB3 would train on the CPU instead, silently, while config.yaml still said cuda.
     if not check_cuda or parsed.type != "cuda":
         return
@@ -342,6 +388,15 @@ def _check_device(device: str, check_cuda: bool) -> None:
                           f"device(s): cuda:0 to cuda:{count - 1}")
 
 
+def _on_cuda(device: str) -> bool:
+    """``training.device`` puts the model on a CUDA device here ('auto' does where one is)."""
+    import torch
+
+    if device == "auto":
+        return torch.cuda.is_available()
+    return torch.device(device).type == "cuda"
+
+
 def _validate_env(game: str, env: dict[str, Any]) -> None:
     from card_envs.games import GAMES, make_engine
 
@@ -349,6 +404,9 @@ def _validate_env(game: str, env: dict[str, Any]) -> None:
         close = difflib.get_close_matches(game, list(GAMES), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(f"game: unknown game {game!r}{hint}; installed: {', '.join(GAMES)}")
+    for key in env:
+        if not isinstance(key, str):
+            raise ConfigError(f"env: option names are words such as num_players, got {key!r}")
     try:
         make_engine(game, **env)
     except ValueError as err:
@@ -381,8 +439,9 @@ def _check_finite(node: Any, path: str) -> None:
 def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
     """Validate a config mapping (as loaded from YAML) into a :class:`Config`.
 
-    ``check_cuda=False`` accepts a CUDA ``training.device`` on a machine without CUDA: for
-    reading a run's config for anything but training it (its game options, to evaluate it)."""
+    ``check_cuda=False`` accepts a GPU ``training.device`` (CUDA or MPS, and a CUDA-only
+    optimizer setting) on a machine without one: for reading a run's config for anything but
+    training it (its game options, to evaluate it)."""
     if data is None:  # an empty file, or only comments
         raise ConfigError("the config is empty: it needs at least 'game' (see configs/)")
     if not isinstance(data, dict):
@@ -479,12 +538,27 @@ def _check_values(cfg: Config, check_cuda: bool) -> None:
         raise ConfigError("training.time_limit_minutes: expected a number > 0 (or null for no "
                           f"limit), got {tr.time_limit_minutes}")
     _check_device(tr.device, check_cuda)
+    optimizer = cfg.ppo["policy_kwargs"].get("optimizer_kwargs") or {}
+    if check_cuda and optimizer.get("capturable") and not _on_cuda(tr.device):
+        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
+                          f"model on CUDA, but training.device {tr.device!r} trains on the CPU "
+                          "here; leave it out")
+    if tr.torch_threads > _MAX_THREADS:
+        raise ConfigError(f"training.torch_threads: expected 1..{_MAX_THREADS}, got "
+                          f"{tr.torch_threads}")
     if tr.init_from is not None and not tr.init_from:
         raise ConfigError("training.init_from: expected a policy .zip path or null, got ''")
     rollout = cfg.ppo["n_steps"] * sp.n_envs
     if rollout % cfg.ppo["batch_size"] and rollout >= cfg.ppo["batch_size"]:
         raise ConfigError(f"ppo.batch_size: {cfg.ppo['batch_size']} does not divide the rollout "
                           f"of ppo.n_steps * selfplay.n_envs = {rollout} samples")
+    # Advantages are normalised per minibatch: one sample's standard deviation is NaN, and the
+    # first update would crash MaskablePPO on NaN logits (plain PPO refuses this up front).
+    if cfg.ppo.get("normalize_advantage", True) and min(rollout, cfg.ppo["batch_size"]) < 2:
+        name = "ppo.batch_size" if cfg.ppo["batch_size"] < 2 else "ppo.n_steps"
+        raise ConfigError(f"{name}: minibatches of one sample (ppo.batch_size "
+                          f"{cfg.ppo['batch_size']}, a rollout of {rollout}) normalise "
+                          "advantages to NaN; use at least 2, or ppo.normalize_advantage: false")
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,

@@ -380,8 +380,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--agents", nargs="+", required=True,
                         help="two or more of: random, heuristic, a policy .zip, a run directory")
     parser.add_argument("--games", type=int, default=1000, help="games per matchup (>= 1)")
-    parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="game options, e.g. num_players=3 (YAML values)")
+    parser.add_argument("--env", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+                        help="game options, e.g. num_players=3 (YAML values; --env may be "
+                             "given more than once)")
     parser.add_argument("--config", help="take the game options from a training config / run "
                                          "(of the same --game); default: from the runs among "
                                          "--agents, which must agree")
@@ -418,12 +419,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         parser.error(f"--games: expected at least 1 game per matchup, got {args.games}")
     if args.parallel < 1:
         parser.error(f"--parallel: expected at least 1, got {args.parallel}")
+    if args.seed < 0:
+        parser.error(f"--seed: expected an integer >= 0, got {args.seed}")
     torch.set_num_threads(1)
     overrides: dict[str, Any] = {}
     for item in args.env:
         key, eq, value = item.partition("=")
         if not eq or not key:
             parser.error(f"--env: expected KEY=VALUE, got {item!r}")
+        if key in overrides:
+            parser.error(f"--env: {key} given twice; keep one")
         try:
             overrides[key] = parse_yaml(value, f"--env {item}")
         except ConfigError as err:

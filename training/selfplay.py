@@ -351,6 +351,8 @@ class SelfPlayVecEnv(VecEnv):
 
         A game that ends is recorded in ``finished`` (when this follows a learner step) and
         re-dealt; a game that ends before the learner's first decision is simply re-dealt.
+        Rewards before the learner's first decision are not paid: no action of its can change
+        them (the Gymnasium env adds them to its first step, to match the AEC env's returns).
         """
         live = list(pending)
         in_episode = np.zeros(self.num_envs, dtype=bool)  # learner has acted this episode

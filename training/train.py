@@ -24,6 +24,7 @@ import argparse
 import copy
 import csv
 import json
+import math
 import os
 import shlex
 import shutil
@@ -107,6 +108,17 @@ def tensorboard_logger(folder: Path, resume_state: dict[str, Any] | None) -> Log
         logger.name_to_count.update(pending.get("counts", {}))
         logger.name_to_excluded.update(pending.get("excluded", {}))
     return logger
+
+
+def write_scalars(logger: Logger, step: int, values: dict[str, float]) -> None:
+    """Write ``values`` to TensorBoard at ``step`` now. ``logger.record`` would wait for SB3's
+    next dump, at the end of the rollout that follows: an evaluation made at a rollout's start
+    would be drawn a rollout late, and the closing one (after the last rollout) never."""
+    for output in logger.output_formats:
+        if isinstance(output, TensorBoardOutputFormat):
+            for key, value in values.items():
+                output.writer.add_scalar(key, value, step)
+            output.writer.flush()
 
 
 def logger_pending(logger: Logger) -> dict[str, dict[str, Any]]:
@@ -221,15 +233,19 @@ class SelfPlayCallback(BaseCallback):
         return self.elapsed_before + time.time() - self.session_start
 
     def _on_training_start(self) -> None:
-        # Step 0 of a fresh run (a no-op on resume, where the checkpoint is this step): from
-        # here on a kill loses at most one checkpoint interval, never the warm start.
-        self.checkpoint()
-        self.fps_mark = (time.time(), self.num_timesteps)  # after it: fps counts training only
         if self.show_progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.cfg.training.total_timesteps, initial=self.num_timesteps,
                             unit="step", unit_scale=True, dynamic_ncols=True)
+        # An evaluation due now comes before the checkpoint, as at every later checkpoint: a
+        # run resumed from it must not evaluate (and draw in TensorBoard) this step again.
+        if self.num_timesteps >= self.next_eval:
+            self.evaluate(self.num_timesteps)
+        # Step 0 of a fresh run (a no-op on resume, where the checkpoint is this step): from
+        # here on a kill loses at most one checkpoint interval, never the warm start.
+        self.checkpoint()
+        self.fps_mark = (time.time(), self.num_timesteps)  # after both: fps counts training only
 
     def _on_rollout_start(self) -> None:
         step = self.num_timesteps
@@ -309,7 +325,9 @@ class SelfPlayCallback(BaseCallback):
         for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
             row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
             row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
-            self.logger.record(f"eval/win_rate_vs_{opp}", match["win_rate"])
+        write_scalars(self.logger, step, {f"eval/win_rate_vs_{opp}": match["win_rate"]
+                                          for opp, match in zip(EVAL_OPPONENTS,
+                                                                report["matches"], strict=True)})
         self.eval_csv.append(row)
         self.last_eval = step
         # Also after the closing evaluation: extending the run must not evaluate this step again.
@@ -556,7 +574,10 @@ def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | Non
             "stopped_by_time_limit": stopped_by_time_limit,
             "stopped_by_signal": stopped_by_signal,
             "stopped_in_warm_start": stopped_in_warm_start,
-            "best_training_eval_score": best_score, "pretrain": pretrain or {}}
+            # None before any evaluation (strict JSON has no -Infinity, the score's start).
+            "best_training_eval_score": (best_score if best_score is not None
+                                         and math.isfinite(best_score) else None),
+            "pretrain": pretrain or {}}
 
 
 def policy_class(cfg: Config) -> Any:

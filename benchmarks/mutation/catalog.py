@@ -52,6 +52,7 @@ SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
 CHECKPOINT = "training/checkpoint.py"
+TRAINING_CONFIG = "training/config.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1310,5 +1311,32 @@ CATALOG: tuple[Mutant, ...] = (
         new="    while current < step:",
         tests=("tests/test_training.py::test_snapshots_at_step_0_and_every_snapshot_every_steps",),
         why="a snapshot / evaluation / checkpoint due exactly now is scheduled again for now",
+    ),
+    Mutant(
+        id="tr-yaml-1-1-integers",
+        area="training",
+        path=TRAINING_CONFIG,
+        old="if tag not in (_FLOAT, _INT)]",
+        new="if tag != _FLOAT]",
+        tests=("tests/test_training.py::test_a_number_written_without_a_dot_is_a_number",),
+        why="a seed written 010 trains seed 8 (YAML 1.1 octal), and 1:30 reads as 90",
+    ),
+    Mutant(
+        id="tr-evaluate-env-flag-kept-once",
+        area="training",
+        path=EVALUATE,
+        old='parser.add_argument("--env", nargs="+", action="extend", default=[],',
+        new='parser.add_argument("--env", nargs="+", default=[],',
+        tests=("tests/test_evaluate.py::test_cli_env_options_add_up_over_repeated_flags",),
+        why="a second --env silently drops the first one's options",
+    ),
+    Mutant(
+        id="tr-eval-points-wait-for-the-next-dump",
+        area="training",
+        path=TRAIN,
+        old="                output.writer.add_scalar(key, value, step)\n",
+        new="                logger.record(key, value)\n",
+        tests=("tests/test_training.py::test_tensorboard_draws_each_evaluation_at_its_step",),
+        why="evaluations are drawn in TensorBoard a rollout late, the closing one never",
     ),
 )
