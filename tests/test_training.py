@@ -102,6 +102,10 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"evaluation": {"seed": 3}}, r"evaluation.seed: unknown key \(it belongs at the top "
          r"level\)"),
         ({"selfplay": {"gamma": 0.9}}, r"selfplay.gamma: unknown key \(it belongs in ppo.gamma\)"),
+        # ... rather than a look-alike key of the section it is in:
+        ({"selfplay": {"n_steps": 64}}, r"selfplay.n_steps: unknown key \(it belongs in "
+         r"ppo.n_steps\)"),
+        ({"n_envs": 4}, r"^n_envs: unknown key \(it belongs in selfplay.n_envs\)"),
         ({"num_players": 3}, r"^num_players: unknown key \(it belongs in env.num_players\)"),
         ({"learning_rate": 3e-4}, r"^learning_rate: unknown key \(it belongs in "
          r"ppo.learning_rate or in pretrain.learning_rate\)"),

@@ -220,15 +220,17 @@ def _layers(value: Any) -> bool:
 
 
 def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
+    # A real key in the wrong section: say where it belongs (before a look-alike here, which
+    # would send selfplay.n_steps to n_envs).
+    homes = [f"in {name}.{key}" for name, names in _section_keys().items()
+             if f"{name}." != section and key in names]
+    if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
+        homes.append("at the top level")
     close = difflib.get_close_matches(key, allowed, n=1)
-    if close:
-        hint = f" (did you mean {close[0]!r}?)"
-    else:  # a real key in the wrong section: say where it belongs
-        homes = [f"in {name}.{key}" for name, names in _section_keys().items()
-                 if f"{name}." != section and key in names]
-        if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
-            homes.append("at the top level")
-        hint = f" (it belongs {' or '.join(homes)})" if homes else ""
+    if homes:
+        hint = f" (it belongs {' or '.join(homes)})"
+    else:
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
 
 
