@@ -56,7 +56,7 @@ def _int_from(lo: int) -> Callable[[str], int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--game", default="roy", choices=list(GAMES))
     parser.add_argument("--games", type=_int_from(1), default=2000)
     parser.add_argument("--seed", type=_int_from(0), default=0)
