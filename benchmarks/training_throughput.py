@@ -2,8 +2,9 @@
 
     python benchmarks/training_throughput.py --game roy --steps 65536
 
-All runs use the game's training config (same PPO settings, same number of envs, the same
-batched VecEnv); only the opponents differ, so the ratio is the cost of self-play itself:
+All runs but the tutorial pattern use the game's training config (same policy, with its derived
+features where the config has them, same PPO settings, same number of envs, the same batched
+VecEnv); only the opponents differ, so the ratio is the cost of self-play itself:
 
 * ``self-play (config mix)``: the config's mixture of snapshots, random and heuristic;
 * ``self-play (snapshots only)``: every opponent seat a past snapshot (a full pool);
@@ -19,6 +20,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -28,12 +30,13 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from training.config import load_config  # noqa: E402
 from training.selfplay import SelfPlayVecEnv  # noqa: E402
+from training.train import policy_class, ppo_arguments  # noqa: E402
 
 REFERENCE = 420.0  # env steps/s, PettingZoo SB3 tutorial (connect four) on this machine
 
 
-def learn_rate(env, ppo: dict, steps: int, seed: int, fill_pool: int = 0) -> float:
-    model = MaskablePPO("MlpPolicy", env, seed=seed, verbose=0, **ppo)
+def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: int = 0) -> float:
+    model = MaskablePPO(policy, env, seed=seed, verbose=0, **ppo)
     if isinstance(env, SelfPlayVecEnv):
         for k in range(max(1, fill_pool)):
             env.pool.add(model.policy, k)
@@ -64,17 +67,19 @@ def main() -> None:
     print(f"{cfg.game}: {sp.n_envs} envs, n_steps {cfg.ppo['n_steps']}, batch "
           f"{cfg.ppo['batch_size']}, epochs {cfg.ppo['n_epochs']}, net "
           f"{cfg.ppo['policy_kwargs']}, {args.steps} steps per figure, torch threads 1")
+    policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     rows = {
-        "self-play (config mix)": learn_rate(venv(sp.opponents), cfg.ppo, args.steps, cfg.seed,
-                                             fill_pool=sp.pool_size),
-        "self-play (snapshots only)": learn_rate(venv({"self": 1.0}), cfg.ppo, args.steps,
+        "self-play (config mix)": learn_rate(venv(sp.opponents), policy, ppo, args.steps,
+                                             cfg.seed, fill_pool=sp.pool_size),
+        "self-play (snapshots only)": learn_rate(venv({"self": 1.0}), policy, ppo, args.steps,
                                                  cfg.seed, fill_pool=sp.pool_size),
-        "random opponent": learn_rate(venv({"random": 1.0}), cfg.ppo, args.steps, cfg.seed),
+        "random opponent": learn_rate(venv({"random": 1.0}), policy, ppo, args.steps, cfg.seed),
     }
     from card_envs.core.gym_env import CardGymEnv
 
     rows["tutorial pattern (1 env, defaults)"] = learn_rate(
-        CardGymEnv(cfg.game, opponent="random", **cfg.env), {}, args.tutorial_steps, cfg.seed)
+        CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy", {},
+        args.tutorial_steps, cfg.seed)
     base = rows["random opponent"]
     print(f"{'run':<36} {'env steps/s':>12} {'vs random opp':>14} {'vs 420 ref':>11}")
     for name, rate in rows.items():
