@@ -917,7 +917,8 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
     venv = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
     callback = train_module.SelfPlayCallback(from_dict(game_config("roy")), tmp_path, venv,
                                              progress=False)
-    callback.model = SimpleNamespace(policy=None, logger=SimpleNamespace(record=lambda *a: None))
+    callback.model = SimpleNamespace(policy=None, logger=SimpleNamespace(record=lambda *a: None,
+                                                                         output_formats=[]))
     for step in range(3):
         callback.evaluate(step)
     assert saved == [0, 2] and callback.best_score == pytest.approx(1.2)
@@ -925,7 +926,7 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
 
 def test_progress_fps_leaves_out_evaluations(tmp_path: Path, monkeypatch) -> None:
     """docs/training.md: progress.csv's fps counts rollouts and updates only. Every rollout
-    boundary here runs an evaluation, and the step-0 checkpoint comes before the first, each
+    boundary here runs an evaluation, and the step-0 checkpoint follows the first, each
     taking 1.5 s, more than a 256-step rollout of this tiny policy: counting them would put
     every row below 256 / 1.5."""
     import training.train as train_module
