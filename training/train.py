@@ -322,12 +322,12 @@ class SelfPlayCallback(BaseCallback):
                           labels=["learner", *EVAL_OPPONENTS])
         row: dict[str, Any] = {"step": step, "elapsed": round(self.elapsed(), 1),
                                "chance": report["chance"]}
+        scalars = {}
         for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
             row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
             row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
-        write_scalars(self.logger, step, {f"eval/win_rate_vs_{opp}": match["win_rate"]
-                                          for opp, match in zip(EVAL_OPPONENTS,
-                                                                report["matches"], strict=True)})
+            scalars[f"eval/win_rate_vs_{opp}"] = match["win_rate"]
+        write_scalars(self.logger, step, scalars)
         self.eval_csv.append(row)
         self.last_eval = step
         # Also after the closing evaluation: extending the run must not evaluate this step again.
