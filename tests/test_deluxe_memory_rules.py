@@ -202,11 +202,17 @@ def test_red_pair_a_chosen_player_including_yourself_gains_that_many() -> None:
 
 
 def test_aces_count_one_and_face_values_count_as_printed() -> None:
-    engine = deal({"a2": "AD", "a3": "AH", "a4": "7C", "a5": "7S"})
+    """Pairs pay 1 (Aces), 7, 12 and 13: a Queen and a King pay their printed value, not ten."""
+    engine = deal({"a2": "AD", "a3": "AH", "a4": "7C", "a5": "7S", "b2": "QD", "b3": "QH",
+                   "b4": "KC", "b5": "KS"})
     play(engine, "cell:a2", "cell:a3", "target:+1")
     assert engine.tokens == [20, 21, 20]
     play(engine, "cell:a4", "cell:a5", "target:+1")  # seat 1 hits seat 2 for seven
     assert engine.tokens == [20, 21, 13]
+    play(engine, "cell:b2", "cell:b3", "target:+0")  # seat 2 gains twelve
+    assert engine.tokens == [20, 21, 25]
+    play(engine, "cell:b4", "cell:b5", "target:+1")  # seat 0 hits seat 1 for thirteen
+    assert engine.tokens == [20, 8, 25] and engine.bank == 37
 
 
 def test_a_payment_from_a_short_bank_pays_what_there_is() -> None:

@@ -184,15 +184,16 @@ def test_random_tick_order_is_drawn_per_tick() -> None:
     assert len({o[0] for o in orders}) == 4
 
 
-def test_each_round_runs_on_its_own_timer() -> None:
+@pytest.mark.parametrize("ticks_per_second", [1, 2])
+def test_each_round_runs_on_its_own_timer(ticks_per_second: int) -> None:
     """RULES.md "Time": round r lasts round_seconds[r] * ticks_per_second ticks."""
-    e = engine(ticks_per_second=1, round_seconds=(3, 2, 1))
-    for r, ticks in enumerate((3, 2, 1)):
-        assert e.round_index == r and e.ticks_left == ticks
+    e = engine(ticks_per_second=ticks_per_second, round_seconds=(3, 2, 1))
+    for r, seconds in enumerate((3, 2, 1)):
+        assert e.round_index == r and e.ticks_left == seconds * ticks_per_second
         collect(e, {})  # nobody loots: everyone ties at 0, and each sniffer declines
         while e.phase == SNIFF:
             act(e, e.current_player, "wait")
-    assert e.done and e.tick_count == 6
+    assert e.done and e.tick_count == 6 * ticks_per_second
 
 
 # -- DIG and BURY ---------------------------------------------------------------------------

@@ -32,16 +32,28 @@ class FirstLegal(Agent):
         return int(np.flatnonzero(action_mask)[0])
 
 
-def test_random_against_itself_wins_half_with_seats_rotated() -> None:
+def test_random_against_itself_wins_half_with_seats_rotated(monkeypatch) -> None:
     """Identical agents: the true rate is exactly 1/2 (seat rotation cancels the seat edge)."""
+    import training.evaluate as evaluate_module
+
+    played: list[list[int]] = []
+    real_play_games = evaluate_module.play_games
+
+    def recording(game, config, actors, seatings, **kwargs):
+        played.extend(list(s) for s in seatings)
+        return real_play_games(game, config, actors, seatings, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "play_games", recording)
     report = evaluate("roy", ["random", "random"], games=1500, seed=11)
     (match,) = report["matches"]
     lo, hi = match["ci95"]
     assert lo < 0.5 < hi
     assert hi - lo < 0.06
     assert match["wins"] + match["losses"] + match["draws"] == 1500
-    # Seat by seat too: each seat played 750 games.
+    # Seat by seat too: each agent played 750 games in each seat.
     assert len(match["seat_win_rate"]) == 2
+    assert len(played) == 1500
+    assert sorted(map(tuple, played)) == [(0, 1)] * 750 + [(1, 0)] * 750
 
 
 def test_three_player_focal_agent_against_two_copies_wins_a_third() -> None:
@@ -130,13 +142,33 @@ def test_table_columns_line_up_whatever_the_labels(num_players: int) -> None:
     assert long in wins and long in ratings
 
 
-def test_play_games_is_reproducible_and_rotates_seats() -> None:
+def test_play_games_is_reproducible() -> None:
     actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
     seatings = [[0, 1], [1, 0]] * 20
     a = play_games("roy", {}, actors, seatings, seed=5, parallel=7)
     actors = [make_actor("random", "roy", {}, seed=1), make_actor("random", "roy", {}, seed=2)]
     b = play_games("roy", {}, actors, seatings, seed=5, parallel=7)
     assert a == b and len(a) == 40
+
+
+def test_play_games_asks_the_actor_the_seating_names() -> None:
+    """Every decision goes to the actor seated there: with actor 1 in both seats, actor 0 is
+    never asked; seated at seat 0 only, it is asked for (about) half the decisions."""
+    calls = [0, 0]
+
+    def counting(index: int):
+        def act(observation: np.ndarray, action_mask: np.ndarray) -> int:
+            calls[index] += 1
+            return int(np.flatnonzero(action_mask)[0])
+        act.__name__ = f"counting{index}"
+        return act
+
+    actors = [make_actor(counting(0), "roy", {}), make_actor(counting(1), "roy", {})]
+    play_games("roy", {}, actors, [[1, 1]] * 6, seed=3, parallel=4)
+    assert calls[0] == 0 and calls[1] > 0
+    calls[:] = [0, 0]
+    play_games("roy", {}, actors, [[0, 1]] * 6, seed=3, parallel=4)
+    assert calls[0] > 0 and calls[1] > 0 and abs(calls[0] - calls[1]) <= 6
 
 
 def test_illegal_actions_are_reported_with_the_agent() -> None:

@@ -416,6 +416,24 @@ def test_round_ends_when_a_centre_pile_is_empty_and_the_difference_is_scored() -
     assert list(e.rewards) == [1.0, -1.0]
 
 
+def test_the_winner_scores_the_difference_not_its_own_points() -> None:
+    """The loser's points count: 2 against 1 is a difference of 1 (the test above has the loser
+    at 0, where the difference and the winner's points agree)."""
+    e = _last_card_position(reward="score")
+    pair = ids(["4C", "4S"])  # seat 1 scored a pair earlier this round
+    for card in pair:
+        e.deck.remove(card)
+    e.scored[1] += pair
+    e.scored_mask[1] = cards_mask(e.scored[1])
+    e.round_points[1] = best_grouping(e.scored_mask[1])
+    e._views_ok = False
+    e.check_invariants()
+    play(e, "score:1+2")
+    assert e.done and e.winners == [0]
+    assert e.result()["round_points"] == [2, 1] and e.mega_points == [1, 0]
+    assert list(e.rewards) == [1.0, -1.0]
+
+
 def test_score_reward_pays_the_difference() -> None:
     e = _last_card_position(reward="score")
     play(e, "score:1+2")

@@ -59,12 +59,12 @@ def test_text_example_both_plays_are_legal() -> None:
 
 
 def test_continuation_is_same_value_or_next_higher_same_suit() -> None:
-    e = roy([["5H", "5S", "6H", "4H", "7S", "6S", "8C"], FILLER], "9H")
+    e = roy([["5H", "5S", "6H", "4H", "7S", "6S", "9S"], FILLER], "9H")
     play(e, "play:6H")
-    # after 6H: 6S (value) or 7H (not held); not 5H/4H (lower), not 7S (other suit)
+    # after 6H: 6S (value) or 7H (not held); not 5H/4H (lower), not 7S or 9S (other suit)
     assert legal_names(e) == {"play:6S", "end"}
     play(e, "play:6S")
-    assert legal_names(e) == {"play:7S", "end"}
+    assert legal_names(e) == {"play:7S", "end"}  # 7S is next; 9S is higher, not next
 
 
 def test_continuation_is_only_the_next_higher_card_not_any_higher() -> None:
@@ -117,12 +117,15 @@ def test_player_chooses_when_the_turn_ends() -> None:
 
 
 # -- 3: cannot discard: draw one, the turn passes ------------------------------------------------
-def test_cannot_discard_draws_one_and_passes() -> None:
-    e = roy([FILLER, EXAMPLE], "9S", draws=["AH"])
+@pytest.mark.parametrize("drawn", ["AH", "5S", "9C"])
+def test_cannot_discard_draws_one_and_passes(drawn: str) -> None:
+    """The turn passes whether or not the drawn card would play on the 9S: 5S (its suit) and
+    9C (its value) would, AH would not."""
+    e = roy([FILLER, EXAMPLE], "9S", draws=[drawn])
     e_legal = legal_names(e)
     assert e_legal == {"draw"}
     play(e, "draw")
-    assert "AH" in hand_codes(e, 0) and len(e.hands[0]) == 8
+    assert drawn in hand_codes(e, 0) and len(e.hands[0]) == 8
     assert e.current_player == 1  # even though nothing forces a pass when the card would play
 
 
