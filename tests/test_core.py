@@ -409,6 +409,22 @@ def test_gym_score_rewards_add_up_to_the_learners_score(num_players: int,
         assert paid_before_first_decision > 0  # the case the first step's reward covers
 
 
+def test_gym_penalty_on_the_first_step_carries_what_was_paid_before_it() -> None:
+    """An illegal first move under "penalty" pays -1 on top of the points scored before the
+    learner's first decision, as the AEC env's last() pays those before its -1."""
+    env = CardGymEnv("memory_uno", num_players=4, reward="score", episode="game",
+                     learner_seat=3, illegal_action="penalty")
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        early = -env.engine.totals[3]
+        if early:
+            break
+    else:
+        pytest.fail("no deal scored a round before the learner's first decision")
+    _, reward, term, _, _ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert term and reward == early - 1.0
+
+
 def test_gym_seeded_reset_redeals_when_the_first_deal_never_reaches_the_learner() -> None:
     """A deal that ends before the learner's first decision is re-dealt from the seeded stream,
     not from the same seed again (which would deal the same dead hand every time)."""

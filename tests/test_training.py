@@ -102,10 +102,15 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"evaluation": {"seed": 3}}, r"evaluation.seed: unknown key \(it belongs at the top "
          r"level\)"),
         ({"selfplay": {"gamma": 0.9}}, r"selfplay.gamma: unknown key \(it belongs in ppo.gamma\)"),
-        # ... rather than a look-alike key of the section it is in:
-        ({"selfplay": {"n_steps": 64}}, r"selfplay.n_steps: unknown key \(it belongs in "
-         r"ppo.n_steps\)"),
-        ({"n_envs": 4}, r"^n_envs: unknown key \(it belongs in selfplay.n_envs\)"),
+        # ... next to a look-alike key of the section it is in (either may be the slip):
+        ({"selfplay": {"n_steps": 64}}, r"selfplay.n_steps: unknown key \(did you mean "
+         r"'n_envs'\? n_steps belongs in ppo.n_steps\)"),
+        ({"n_envs": 4}, r"^n_envs: unknown key \(did you mean 'env'\? n_envs belongs in "
+         r"selfplay.n_envs\)"),
+        ({"evaluation": {"game": 300}}, r"evaluation.game: unknown key \(did you mean 'games'\? "
+         r"game belongs at the top level\)"),
+        # Only this game's options belong in env: sniff is Dogpile's, not ROY's.
+        ({"sniff": "required"}, r"^sniff: unknown key; allowed"),
         ({"num_players": 3}, r"^num_players: unknown key \(it belongs in env.num_players\)"),
         ({"learning_rate": 3e-4}, r"^learning_rate: unknown key \(it belongs in "
          r"ppo.learning_rate or in pretrain.learning_rate\)"),
@@ -143,7 +148,8 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"optimizer_kwargs.differentiable: PPO's update steps Adam outside autograd"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"capturable": True}}},
           "training": {"device": "cpu"}},
-         r"optimizer_kwargs.capturable: true needs the model on CUDA, but training.device 'cpu'"),
+         r"optimizer_kwargs.capturable: true needs the model on CUDA, but training.device 'cpu' "
+         r"is not a CUDA device here"),
         ({"ppo": {"batch_size": 1, "n_steps": 4}}, r"ppo.batch_size: minibatches of one sample "
          r"\(ppo.batch_size 1, a rollout of 128\) normalise advantages to NaN"),
         ({"ppo": {"n_steps": 1, "batch_size": 2}, "selfplay": {"n_envs": 1}},
@@ -880,6 +886,24 @@ def test_tensorboard_draws_each_evaluation_at_its_step(uninterrupted_run: Path) 
             assert round(value, 4) == float(row[f"{opp}_win_rate"])
 
 
+def test_the_step_0_checkpoint_comes_before_the_step_0_evaluation(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """A kill during the first evaluation (a full one: 300 games a side in configs/roy.yaml)
+    must not lose the warm start: the step-0 checkpoint is already on disk."""
+    import training.train as train_module
+
+    def crashing(*args, **kwargs):
+        raise RuntimeError("killed during the step-0 evaluation")
+
+    monkeypatch.setattr(train_module, "evaluate", crashing)
+    data = game_config("roy", env={"episode": "hand"}, pretrain={"games": 0})
+    data["training"]["total_timesteps"] = 512
+    with pytest.raises(RuntimeError, match="killed during the step-0 evaluation"):
+        train(from_dict(data), tmp_path, progress=False)
+    state = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    assert state["num_timesteps"] == 0 and state["schedule"]["next_eval"] == 0
+
+
 def test_summary_before_any_evaluation_is_strict_json(tmp_path: Path) -> None:
     """A run stopped before its first evaluation has no best score: null, not the -Infinity
     it starts from, which strict JSON readers (jq, JavaScript) refuse."""
@@ -926,9 +950,9 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
 
 def test_progress_fps_leaves_out_evaluations(tmp_path: Path, monkeypatch) -> None:
     """docs/training.md: progress.csv's fps counts rollouts and updates only. Every rollout
-    boundary here runs an evaluation, and the step-0 checkpoint follows the first, each
-    taking 1.5 s, more than a 256-step rollout of this tiny policy: counting them would put
-    every row below 256 / 1.5."""
+    boundary here runs an evaluation, and the step-0 checkpoint is written before and after
+    the first, each taking 1.5 s, more than a 256-step rollout of this tiny policy: counting
+    them would put every row below 256 / 1.5."""
     import training.train as train_module
 
     def slow(game: str, agents: list, **kwargs) -> dict:
@@ -937,10 +961,10 @@ def test_progress_fps_leaves_out_evaluations(tmp_path: Path, monkeypatch) -> Non
 
     checkpoint = train_module.SelfPlayCallback.checkpoint
 
-    def slow_checkpoint(self) -> None:
+    def slow_checkpoint(self, again: bool = False) -> None:
         if self.num_timesteps == 0:
             time.sleep(1.5)
-        checkpoint(self)
+        checkpoint(self, again)
 
     monkeypatch.setattr(train_module, "evaluate", slow)
     monkeypatch.setattr(train_module.SelfPlayCallback, "checkpoint", slow_checkpoint)

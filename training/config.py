@@ -219,31 +219,34 @@ def _layers(value: Any) -> bool:
     return isinstance(value, list) and all(_integer(x) and x >= 1 for x in value)
 
 
-def _unknown(section: str, key: str, allowed: list[str]) -> ConfigError:
-    # A real key in the wrong section: say where it belongs (before a look-alike here, which
-    # would send selfplay.n_steps to n_envs).
-    homes = [f"in {name}.{key}" for name, names in _section_keys().items()
+def _unknown(section: str, key: str, allowed: list[str], game: Any = None) -> ConfigError:
+    """The error for an unknown ``key``: a look-alike allowed here, and where a real key of
+    that name belongs (``selfplay.n_steps`` looks like ``n_envs`` and belongs in ``ppo``)."""
+    homes = [f"in {name}.{key}" for name, names in _section_keys(game).items()
              if f"{name}." != section and key in names]
     if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
         homes.append("at the top level")
     close = difflib.get_close_matches(key, allowed, n=1)
+    hints = [f"did you mean {close[0]!r}?"] if close else []
     if homes:
-        hint = f" (it belongs {' or '.join(homes)})"
-    else:
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hints.append(f"{key} belongs {' or '.join(homes)}" if hints
+                     else f"it belongs {' or '.join(homes)}")
+    hint = f" ({' '.join(hints)})" if hints else ""
     return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
 
 
-def _section_keys() -> dict[str, set[str]]:
-    """The keys each section takes: MaskablePPO's arguments, any game's options, the fields."""
+def _section_keys(game: Any) -> dict[str, set[str]]:
+    """The keys each section takes: MaskablePPO's arguments, the fields, and ``game``'s
+    options (when the config names an installed game)."""
     from sb3_contrib import MaskablePPO
 
     from card_envs.games import GAMES, get_game
 
-    ppo = set(inspect.signature(MaskablePPO.__init__).parameters) - _PPO_RESERVED - {"self"}
-    env = {key for game in GAMES for key in get_game(game).engine_class().options()}
-    return {"ppo": ppo, "env": env,
-            **{name: {f.name for f in fields(cls)} for name, cls in _SECTIONS.items()}}
+    keys = {"ppo": set(inspect.signature(MaskablePPO.__init__).parameters)
+            - _PPO_RESERVED - {"self"}}
+    if isinstance(game, str) and game in GAMES:
+        keys["env"] = set(get_game(game).engine_class().options())
+    return {**keys, **{name: {f.name for f in fields(cls)} for name, cls in _SECTIONS.items()}}
 
 
 _SCALAR_TYPES: dict[str, list[type]] = {"int": [int], "float": [float, int], "str": [str],
@@ -264,7 +267,7 @@ def _check_type(name: str, value: Any, annotation: str) -> Any:
     return float(value) if float in ok_types and int not in ok_types else value
 
 
-def _build_section(cls: type, name: str, data: Any) -> Any:
+def _build_section(cls: type, name: str, data: Any, game: str) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -273,7 +276,7 @@ def _build_section(cls: type, name: str, data: Any) -> Any:
     kwargs = {}
     for key, value in data.items():
         if key not in known:
-            raise _unknown(f"{name}.", str(key), list(known))
+            raise _unknown(f"{name}.", str(key), list(known), game)
         annotation = str(known[key].type)  # a string: this module postpones annotations
         if annotation.startswith("dict"):
             if not isinstance(value, dict):
@@ -284,7 +287,7 @@ def _build_section(cls: type, name: str, data: Any) -> Any:
     return cls(**kwargs)
 
 
-def _validate_ppo(ppo: Any) -> dict[str, Any]:
+def _validate_ppo(ppo: Any, game: str) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -295,7 +298,7 @@ def _validate_ppo(ppo: Any) -> dict[str, Any]:
     merged = copy.deepcopy(PPO_DEFAULTS)
     for key, value in ppo.items():
         if key not in allowed:
-            raise _unknown("ppo.", str(key), allowed)
+            raise _unknown("ppo.", str(key), allowed, game)
         if key == "policy_kwargs":
             continue
         if key in _PPO_RULES:
@@ -452,7 +455,7 @@ def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
     top = [f.name for f in fields(Config)]
     for key in data:
         if key not in top:
-            raise _unknown("", str(key), top)
+            raise _unknown("", str(key), top, data.get("game"))
     _check_finite(data, "")
     if "game" not in data:
         raise ConfigError("game: missing (e.g. 'game: roy')")
@@ -470,11 +473,12 @@ def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
         seed=seed,
         features=_check_features(game, data.get("features", "raw")),
         env=dict(env),
-        ppo=_validate_ppo({} if ppo is None else ppo),
-        selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay")),
-        training=_build_section(TrainingConfig, "training", data.get("training")),
-        evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation")),
-        pretrain=_build_section(PretrainConfig, "pretrain", data.get("pretrain")),
+        ppo=_validate_ppo({} if ppo is None else ppo, game),
+        selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay"), game),
+        training=_build_section(TrainingConfig, "training", data.get("training"), game),
+        evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation"),
+                                  game),
+        pretrain=_build_section(PretrainConfig, "pretrain", data.get("pretrain"), game),
     )
     _check_values(cfg, check_cuda)
     return cfg
@@ -543,8 +547,8 @@ def _check_values(cfg: Config, check_cuda: bool) -> None:
     optimizer = cfg.ppo["policy_kwargs"].get("optimizer_kwargs") or {}
     if check_cuda and optimizer.get("capturable") and not _on_cuda(tr.device):
         raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
-                          f"model on CUDA, but training.device {tr.device!r} trains on the CPU "
-                          "here; leave it out")
+                          f"model on CUDA, but training.device {tr.device!r} is not a CUDA "
+                          "device here; leave it out")
     if tr.torch_threads > _MAX_THREADS:
         raise ConfigError(f"training.torch_threads: expected 1..{_MAX_THREADS}, got "
                           f"{tr.torch_threads}")

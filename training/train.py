@@ -238,13 +238,15 @@ class SelfPlayCallback(BaseCallback):
 
             self.bar = tqdm(total=self.cfg.training.total_timesteps, initial=self.num_timesteps,
                             unit="step", unit_scale=True, dynamic_ncols=True)
-        # An evaluation due now comes before the checkpoint, as at every later checkpoint: a
-        # run resumed from it must not evaluate (and draw in TensorBoard) this step again.
-        if self.num_timesteps >= self.next_eval:
-            self.evaluate(self.num_timesteps)
         # Step 0 of a fresh run (a no-op on resume, where the checkpoint is this step): from
         # here on a kill loses at most one checkpoint interval, never the warm start.
         self.checkpoint()
+        # An evaluation due now follows, and the checkpoint is written again with it done, as
+        # at every later checkpoint: a run resumed from it must not evaluate (and draw in
+        # TensorBoard) this step twice.
+        if self.num_timesteps >= self.next_eval:
+            self.evaluate(self.num_timesteps)
+            self.checkpoint(again=True)
         self.fps_mark = (time.time(), self.num_timesteps)  # after both: fps counts training only
 
     def _on_rollout_start(self) -> None:
@@ -342,9 +344,10 @@ class SelfPlayCallback(BaseCallback):
             self.bar.write(f"step {step}: win rate vs random {row['random_win_rate']:.3f}, "
                            f"vs heuristic {row['heuristic_win_rate']:.3f}")
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, again: bool = False) -> None:
+        """Save the run's whole state at this step (once per step, unless ``again``)."""
         step = self.num_timesteps
-        if step == self.last_checkpoint:
+        if step == self.last_checkpoint and not again:
             return
         self.last_checkpoint = step
         model = self.model

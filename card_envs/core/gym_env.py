@@ -47,7 +47,8 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             ``(observation, action_mask) -> action``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        illegal_action: ``"error"`` raises; ``"penalty"`` ends the episode with reward -1.
+        illegal_action: ``"error"`` raises; ``"penalty"`` ends the episode with reward -1
+            (on the learner's first step, plus what was paid before it, as every first step).
         **config: the game's options (``num_players``, ``memory``, ...).
     """
 
