@@ -1339,4 +1339,15 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_training.py::test_tensorboard_draws_each_evaluation_at_its_step",),
         why="evaluations are drawn in TensorBoard a rollout late, the closing one never",
     ),
+    Mutant(
+        id="tr-step-0-evaluation-before-its-checkpoint",
+        area="training",
+        path=TRAIN,
+        old=("        self.checkpoint()\n"
+             "        # An evaluation due now follows"),
+        new="        # An evaluation due now follows",
+        tests=("tests/test_training.py::"
+               "test_the_step_0_checkpoint_comes_before_the_step_0_evaluation",),
+        why="a kill during the first evaluation loses the warm start",
+    ),
 )
