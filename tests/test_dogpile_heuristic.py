@@ -88,3 +88,46 @@ def test_sniffs_unknown_bones_and_shuffles_into_the_first_free_spots() -> None:
                           state=FREE)
     mask[[DOWN + t for t in (4, 17, *range(30, 54))]] = 1
     assert _act(obs, mask) == DOWN + 4
+
+
+def _card_of_row(enc: np.ndarray) -> int:
+    """One row the obvious way (the reference for the heuristic's all-rows reading)."""
+    ranks = np.flatnonzero(enc[:14] == 1.0)
+    if ranks.size != 1:
+        return -1
+    if ranks[0] == 13:
+        return 52
+    suits = np.flatnonzero(enc[14:] == 1.0)
+    return int(suits[0]) * 13 + int(ranks[0]) if suits.size == 1 else -1
+
+
+def test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would() -> None:
+    """The heuristic reads the 54 pile slots in one pass. On every pile of random play (beliefs
+    of sniffed groups and forgetting included) and on odd rows (two ranks, a rank without a
+    suit, a joker, nothing) it reads what a row-by-row reading does."""
+    from card_envs.games.dogpile.heuristic import _cards
+
+    odd = np.zeros((5, 18), dtype=np.float32)
+    odd[0, [3, 5, 14]] = 1.0  # two ranks
+    odd[1, 3] = 1.0  # a rank, no suit
+    odd[2, 13] = 1.0  # a joker
+    odd[3, [4, 15]] = 1.0  # the 5 of suit 1
+    odd[4, [4, 15]] = 1.0 / 3  # a belief
+    rows = [odd]
+    rng = np.random.default_rng(0)
+    for config in ({"memory": 0.3}, {"num_players": 4, "sniff": "required"}):
+        engine = DogpileEngine(**config)
+        for seed in range(3):
+            engine.reset(seed=seed)
+            while not engine.done:
+                for seat in range(engine.num_players):
+                    pile = engine.layout.decode(engine.observation(seat))["pile"]
+                    rows.append(pile.reshape(-1, SLOT_FEATURES)[:, 2:])
+                engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+    encodings = np.concatenate(rows)
+    present = rng.random(len(encodings)) < 0.9
+    present[:len(odd)] = True
+    expected = [_card_of_row(enc) if here else -1
+                for enc, here in zip(encodings, present, strict=True)]
+    assert _cards(encodings, present) == expected
+    assert expected[:5] == [-1, -1, 52, 17, -1] and max(expected) >= 0

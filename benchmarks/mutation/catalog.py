@@ -48,6 +48,7 @@ CONFIG = "card_envs/core/config.py"
 AEC_ENV = "card_envs/core/aec_env.py"
 GYM_ENV = "card_envs/core/gym_env.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
+DOGPILE_HEURISTIC = "card_envs/games/dogpile/heuristic.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -940,6 +941,16 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_dogpile_parallel.py::"
                "test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action",),
         why="a Parallel env's idle ticks never count towards max_steps",
+    ),
+    Mutant(
+        id="dp-heuristic-reads-beliefs-as-bones",
+        area="dogpile",
+        path=DOGPILE_HEURISTIC,
+        old="    rank_hit, suit_hit = enc[:, :14] == 1.0, enc[:, 14:] == 1.0",
+        new="    rank_hit, suit_hit = enc[:, :14] > 0.0, enc[:, 14:] > 0.0",
+        tests=("tests/test_dogpile_heuristic.py::"
+               "test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would",),
+        why="the heuristic takes a sniffed group's belief for a bone it knows",
     ),
     Mutant(
         id="dp-parallel-idle-steps-forgotten-in-play",

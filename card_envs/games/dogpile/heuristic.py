@@ -37,16 +37,15 @@ from card_envs.games.dogpile.engine import (
 PICKY_VALUE = 10
 
 
-def _card(enc: np.ndarray) -> int:
-    """The card of an exact rank+suit encoding, else -1 (unknown or only a belief)."""
-    rank = np.flatnonzero(enc[:14] == 1.0)
-    if rank.size != 1:
-        return -1
-    r = int(rank[0])
-    if r == 13:
-        return 52  # a joker (which one does not matter)
-    suit = np.flatnonzero(enc[14:] == 1.0)
-    return int(suit[0]) * 13 + r if suit.size == 1 else -1
+def _cards(enc: np.ndarray, present: np.ndarray) -> list[int]:
+    """The card of each row's exact rank+suit encoding (rows ``(k, 18)``), else -1: no bone
+    (``present`` False), unknown, or only a belief. All rows at once: a decision reads 54."""
+    rank_hit, suit_hit = enc[:, :14] == 1.0, enc[:, 14:] == 1.0
+    rank, suit = rank_hit.argmax(1), suit_hit.argmax(1)
+    joker = rank == 13  # which joker does not matter
+    exact = (rank_hit.sum(1) == 1) & (joker | (suit_hit.sum(1) == 1))
+    cards = np.where(joker, 52, suit * 13 + rank)
+    return np.where(exact & present, cards, -1).tolist()
 
 
 def paw_value(cards: list[int], ace_high: bool = False) -> int:
@@ -81,7 +80,7 @@ class DogpileHeuristic(Agent):
         view = self.layout.decode(observation)
         pile = view["pile"].reshape(NUM_SLOTS, SLOT_FEATURES)
         occupied = pile[:, 0] > 0.5
-        known = [_card(pile[t, 2:]) if occupied[t] else -1 for t in range(NUM_SLOTS)]
+        known = _cards(pile[:, 2:], occupied)
         empty = np.flatnonzero(~occupied)
         phase = int(np.argmax(view["phase"]))
         if phase == 1:  # sniffing: look at bones nobody has shown us
@@ -92,7 +91,7 @@ class DogpileHeuristic(Agent):
             return DOWN + int(empty[0])
 
         paws_enc = view["own_paws"].reshape(PAWS, CARD_FEATURES + 1)
-        paws = [_card(paws_enc[i, 1:]) if paws_enc[i, 0] > 0.5 else -1 for i in range(PAWS)]
+        paws = _cards(paws_enc[:, 1:], paws_enc[:, 0] > 0.5)
         mine = [c for c in paws if c >= 0]
         state = view["own_state"]
         time_left = float(view["time_left"][0])
@@ -100,7 +99,7 @@ class DogpileHeuristic(Agent):
 
         if state[1] > 0.5:  # holding a dug bone
             held_enc = view["held"][:CARD_FEATURES + 1]
-            card = _card(held_enc[1:])
+            (card,) = _cards(held_enc[None, 1:], np.ones(1, dtype=bool))
             gain = paw_value(mine + [card], self.ace_high) - current
             late = time_left < 0.2
             if KEEP in legal and gain > 0 and (late or gain >= PICKY_VALUE
