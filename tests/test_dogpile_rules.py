@@ -26,7 +26,7 @@ from card_envs.games.dogpile.engine import (
     DogpileEngine,
     round_feats,
 )
-from card_envs.games.dogpile.heuristic import DogpileHeuristic, _card
+from card_envs.games.dogpile.heuristic import DogpileHeuristic, _cards
 from tests.engine_helpers import legal_names
 
 
@@ -109,7 +109,7 @@ def turn(e: DogpileEngine, seat: int, name: str) -> None:
 
 
 def code_at(enc: np.ndarray) -> str | None:
-    c = _card(enc)
+    (c,) = _cards(enc[None], np.ones(1, dtype=bool))
     return None if c < 0 else card_code(c)
 
 
