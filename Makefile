@@ -7,23 +7,40 @@ PIP := $(PY) -m pip
 # every resolver from pulling a CUDA build of torch.
 PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: run demo test mutation lint bench clean
+# The modules mypyc compiles (card_envs/compiled.py lists them): `make build` recompiles them in
+# place when one has changed, and every target that runs the package builds first.
+COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
+MANIFEST := card_envs/_compiled.json
 
+.PHONY: run demo build test test-pure mutation lint bench clean
+
+# The environment, with the package linked in plain Python (the build below compiles it).
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PIP_FLAGS) torch==2.13.0
-	$(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench]"
+	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench]"
 	touch $@
 
-run: $(VENV)/.installed
+# mypy (and so mypyc) and setuptools are in .venv: no isolated build environment is needed.
+$(MANIFEST): $(VENV)/.installed setup.py $(COMPILED_SOURCES)
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+build: $(MANIFEST)
+
+run: build
 	$(PY) -m training.train --config configs/roy.yaml
 
-demo: $(VENV)/.installed
+demo: build
 	$(PY) -m card_envs.demo --game roy --games 2000
 
-test: $(VENV)/.installed
+test: build
 	$(PY) -m pytest -n 2 --durations=15
+
+# The same tests on the plain-Python modules (what an install without a C compiler runs).
+test-pure: $(VENV)/.installed
+	CARD_ENVS_PURE_PYTHON=1 $(PY) -m pytest -n 2
 
 # The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
 mutation: $(VENV)/.installed
@@ -33,8 +50,9 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m mypy
 
-bench: $(VENV)/.installed
+bench: build
 	$(PY) benchmarks/throughput.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info $(MANIFEST)
+	find card_envs -name '*.so' -delete -o -name '*.pyd' -delete

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+import os
 import shutil
 import subprocess
 import sys
@@ -12,29 +14,35 @@ from pathlib import Path
 import pytest
 
 import card_envs
+from card_envs import compiled
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "card_envs")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "card_envs")
+#: What a build leaves in the checkout's package (an in-place compiled build): not sources.
+BUILT = ("__pycache__", "*.so", "*.pyd", compiled.MANIFEST)
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _build_wheel(tmp: Path, build: str) -> Path:
     """Build in a copy: an in-tree build would rewrite the egg-info the editable install uses."""
-    src = tmp_path_factory.mktemp("src")
+    src = tmp / "src"
     for name in SOURCES:
         path = ROOT / name
         if path.is_dir():
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns(*BUILT))
         else:
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, src / name)
-    out = tmp_path_factory.mktemp("dist")
-    build = subprocess.run(
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
+    if build == "sources":
+        env[compiled.PURE_PYTHON_ENV] = "1"
+    out = tmp / "dist"
+    run = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
          "--no-index", "-w", str(out), str(src)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=900, env=env, cwd=tmp,
     )
-    log = build.stdout + build.stderr
-    assert build.returncode == 0, log
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log
     # setuptools announces what it will stop accepting as a deprecation warning first (the
     # license table did, with a date after which builds fail): fail here while it is a warning.
     assert "deprecat" not in log.lower(), log
@@ -42,35 +50,52 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-def test_the_wheel_holds_the_package_and_its_rules_and_nothing_else(wheel: Path) -> None:
-    assert wheel.name == f"card_envs-{card_envs.__version__}-py3-none-any.whl"
+@pytest.mark.parametrize("build", ["sources", pytest.param("compiled", marks=pytest.mark.skipif(
+    os.environ.get(compiled.PURE_PYTHON_ENV) == "1",
+    reason="the compiled wheel (a minute and a half to build) is tested by the compiled run"))])
+def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository(
+        build: str, tmp_path: Path) -> None:
+    """The wheel holds the package, its rules and (compiled) one extension per compiled module,
+    nothing else; unpacked alone on the path it must import, register and play each game (what
+    a ``pip install`` gives), running the build it holds; the repository's own copy must not be
+    the one that answers."""
+    wheel = _build_wheel(tmp_path, build)
+    version = card_envs.__version__
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "card_envs").rglob("*")
-               if p.is_file() and "__pycache__" not in p.parts}
-    assert {n for n in names if not n.startswith("card_envs-")} == package
+               if p.is_file() and not any(p.match(pattern) for pattern in BUILT)
+               and "__pycache__" not in p.parts}
+    if build == "sources":
+        assert wheel.name == f"card_envs-{version}-py3-none-any.whl"
+        extra: set[str] = set()
+    else:
+        tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+        assert wheel.name.startswith(f"card_envs-{version}-{tag}-{tag}-"), wheel.name
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        extra = {f"card_envs/{compiled.MANIFEST}", f"card_envs/native__mypyc{suffix}"} | {
+            compiled.source_path(m, Path("card_envs")).with_suffix(suffix).as_posix()
+            for m in compiled.MODULES}
+    assert {n for n in names if not n.startswith("card_envs-")} == package | extra
     assert {f"card_envs/games/{game}/RULES.md" for game in card_envs.GAMES} <= names
     assert "card_envs/py.typed" in names
-    info = f"card_envs-{card_envs.__version__}.dist-info"
+    info = f"card_envs-{version}.dist-info"
     assert f"{info}/licenses/LICENSE" in names
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     assert "Requires-Dist: torch" not in metadata.split("Provides-Extra")[0]  # envs need no torch
 
-
-def test_the_installed_wheel_plays_every_game_without_the_repository(
-        wheel: Path, tmp_path: Path) -> None:
-    """Unpacked alone on the path, the wheel must import, register and play each game (what a
-    ``pip install`` gives); the repository's own copy must not be the one that answers."""
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
+    expected_build = "compiled" if build == "compiled" else (
+        "plain Python (no compiled build installed)")
     script = f"""
 import sys
-import tarfile
 sys.path.insert(0, {str(site)!r})
 from importlib import resources
 import gymnasium, numpy as np
 import card_envs
 assert card_envs.__file__.startswith({str(site)!r}), card_envs.__file__
+assert card_envs.BUILD == {expected_build!r}, card_envs.BUILD
 for game, spec in card_envs.GAMES.items():
     assert (resources.files("card_envs") / "games" / game / "RULES.md").read_text().strip()
     env = gymnasium.make(spec.gym_id)
@@ -82,8 +107,9 @@ for game, spec in card_envs.GAMES.items():
             _, info = env.reset()
 print("ok")
 """
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=300)
+                         cwd=tmp_path, timeout=300, env=env)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
 
 

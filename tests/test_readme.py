@@ -3,6 +3,7 @@ steps), and its sizes and each RULES.md's observation fields are the envs' real 
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -233,28 +234,31 @@ def test_architecture_md_names_what_the_code_has() -> None:
     it says, and its registration step gives the ids and entry modules the registry makes."""
     import builtins
     import importlib
-    import inspect
 
     from benchmarks.mutation import catalog
-    from card_envs import dogpile_v0
-    from card_envs.core import cards, config, engine, obs_layout, registration
+    from card_envs import compiled, dogpile_v0
+    from card_envs.core import action_names, cards, config, engine, obs_layout, registration
     from card_envs.core.knowledge import KnowledgeTracker
     from card_envs.games import GAMES, make_engine
     from tests import steer, test_api_all_games
 
     game = make_engine("roy")
     game.reset(seed=0)
-    methods = [getattr(engine.Engine, n) for n in dir(engine.Engine)]
     namespaces = [
-        game, engine.Engine, engine.CachedViews, KnowledgeTracker(2, 1), obs_layout.ObsLayout,
-        cards, config, engine, registration, dogpile_v0, test_api_all_games, steer, builtins,
+        game, engine.Engine, engine.CachedViewsEngine, KnowledgeTracker(2, 1),
+        obs_layout.ObsLayout, cards, config, engine, registration, compiled, action_names,
+        dogpile_v0,
+        test_api_all_games, steer, builtins,
         importlib.import_module("card_envs.games"), *catalog.CATALOG[:1], catalog,
         *(importlib.import_module(GAMES[g].engine.split(":")[0]) for g in GAMES),
         *(spec.engine_class() for spec in GAMES.values()),
     ]
     known = {n for ns in namespaces for n in dir(ns)} | set(game.config) | set(GAMES)
-    known |= set(catalog.AREAS) | {p for m in methods if inspect.isfunction(m)
-                                   for p in inspect.signature(m).parameters}
+    # Parameter names from the source: a compiled build's methods carry no Python signature.
+    tree = ast.parse(compiled.source_path("card_envs.core.engine").read_text())
+    known |= set(catalog.AREAS) | {a.arg for node in ast.walk(tree)
+                                   if isinstance(node, ast.FunctionDef)
+                                   for a in node.args.args + node.args.kwonlyargs}
     text = ARCHITECTURE_MD.read_text()
     names = {m.group(1) for m in re.finditer(
         r"`(?:self\.|tracker\.|env\.)?([A-Za-z_]\w*)(?:\([^`]*\))?(?:\[[^`]*\])?`", text)}

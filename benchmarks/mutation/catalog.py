@@ -1164,8 +1164,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-resample-hidden-takes-any-seat",
         area="core",
         path=ENGINE,
-        old="        seat = self.check_seat(seat)\n        if not isinstance(rng,",
-        new="        if not isinstance(rng,",
+        old="        checked = self.check_seat(seat)\n",
+        new="        checked = seat\n",
         tests=("tests/test_api_conventions.py::"
                "test_a_bare_engine_s_resample_hidden_refuses_a_seat_that_is_not_one",),
         why="seat -1 redraws the last seat's unknowns; ROY takes seats past the table",
@@ -1183,8 +1183,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-undealt-engine-unguarded",
         area="core",
         path=ENGINE,
-        old="        self._install_guards()  # after _build, which may call guarded methods\n",
-        new="",
+        old="        self._dealt = False\n",
+        new="        self._dealt = True\n",
         tests=(
             ("tests/test_engine_guard.py::"
              "test_a_fresh_engine_refuses_every_guarded_method_naming_it_and_reset"),

@@ -17,6 +17,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from card_envs.core.action_names import ActionNames
+from card_envs.core.copying import attribute_state, restore_attributes
 from card_envs.core.engine import (
     CorruptSnapshotError,
     Engine,
@@ -29,14 +31,14 @@ ILLEGAL_ACTION_MODES = ("error", "penalty")
 RESET_OPTIONS = ("deck",)
 
 
-def check_illegal_action_mode(value: str,
+def check_illegal_action_mode(value: Any,
                               allowed: tuple[str, ...] = ILLEGAL_ACTION_MODES) -> None:
     if value not in allowed:
         raise ValueError(f"invalid value {value!r} for 'illegal_action': allowed values are "
                          + ", ".join(map(repr, allowed)))
 
 
-def warn_unknown_options(options: dict[str, Any]) -> None:
+def warn_unknown_options(options: Any) -> None:
     """Reset options we do not use get a warning, not an error: PettingZoo's own api_test
     passes arbitrary options and expects them to be accepted. Options that are not a dict
     (the deck itself, say) are an error: they would fail at ``options.get``."""
@@ -57,7 +59,7 @@ def unknown_agent(agent: Any, agents: list[str]) -> KeyError:
     return KeyError(f"unknown agent {agent!r}; agents are {agents}")
 
 
-def space_of(spaces_by_agent: Mapping[str, spaces.Space], agent: str,
+def space_of(spaces_by_agent: Mapping[str, spaces.Space], agent: Any,
              agents: list[str]) -> spaces.Space:
     try:
         return spaces_by_agent[agent]
@@ -68,19 +70,6 @@ def space_of(spaces_by_agent: Mapping[str, spaces.Space], agent: str,
 def reset_first(method: str) -> RuntimeError:
     """The error every env view raises when ``method`` is called before ``reset()``."""
     return RuntimeError(f"reset() must be called before {method}()")
-
-
-class ActionNames:
-    """``action_name`` / ``action_id`` for every env view (AEC, Gymnasium, Parallel): the
-    engine's names, so a log or a scripted line of play reads the same whichever view runs it."""
-
-    engine: Engine
-
-    def action_name(self, action: int) -> str:
-        return self.engine.action_name(action)
-
-    def action_id(self, name: str) -> int:
-        return self.engine.action_id(name)
 
 
 class CardAECEnv(ActionNames, AECEnv):
@@ -94,8 +83,8 @@ class CardAECEnv(ActionNames, AECEnv):
     def __init__(
         self,
         engine: Engine,
-        render_mode: str | None = None,
-        illegal_action: str = "error",
+        render_mode: Any = None,  # checked below, with errors naming the allowed values
+        illegal_action: Any = "error",
     ) -> None:
         super().__init__()
         check_render_mode(render_mode)
@@ -132,14 +121,14 @@ class CardAECEnv(ActionNames, AECEnv):
         self._skip_agent_selection: str | None = None
 
     # -- spaces ------------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: Any) -> spaces.Space:
         return space_of(self.observation_spaces, agent, self.possible_agents)
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: Any) -> spaces.Space:
         return space_of(self.action_spaces, agent, self.possible_agents)
 
     # -- episode -----------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(self, seed: Any = None, options: Any = None) -> None:
         deck = None
         if options:
             warn_unknown_options(options)
@@ -279,7 +268,7 @@ class CardAECEnv(ActionNames, AECEnv):
                 ) from None
             raise
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: Any) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise reset_first("observe")
         try:
@@ -318,13 +307,24 @@ class CardAECEnv(ActionNames, AECEnv):
 
         return copy.deepcopy(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copies and pickles go through the constructor, then restore the bookkeeping: the
+        # compiled class cannot be made without running __init__.
+        return type(self), (self.engine, self.render_mode, self.illegal_action), self.__getstate__()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return attribute_state(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        restore_attributes(self, state)
+
     def state_dict(self) -> dict[str, Any]:
         """The game's position as JSON-safe data; :meth:`load_state_dict` restores it exactly."""
         if not self._has_reset:
             raise reset_first("state_dict")
         return self.engine.state_dict()
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
+    def load_state_dict(self, state: Any) -> None:
         """Restore an engine snapshot; the env's agent bookkeeping restarts from it. Rewards
         restart at zero (a search sums what comes after the position), except for a finished
         game's snapshot, whose last step's payoff (the engine's ``rewards``) every agent gets
@@ -350,7 +350,7 @@ class CardAECEnv(ActionNames, AECEnv):
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
-    def resample_hidden(self, agent: str | int,
+    def resample_hidden(self, agent: Any,
                         rng: np.random.Generator | int | None = None) -> None:
         """Redraw everything ``agent`` cannot know (a determinization), future chance included
         (see the engine's ``resample_hidden``); ``rng`` is a numpy Generator or a seed. The
@@ -359,7 +359,7 @@ class CardAECEnv(ActionNames, AECEnv):
             raise reset_first("resample_hidden")
         self.engine.resample_hidden(self._seat(agent), rng)
 
-    def _seat(self, agent: str | int) -> int:
+    def _seat(self, agent: Any) -> int:
         """The seat of an agent name or seat number. A seat number is checked here: the engines
         index arrays with it, where -1 would quietly mean the last seat."""
         if isinstance(agent, str):

@@ -21,8 +21,8 @@ import numpy as np
 from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
+from card_envs.core.action_names import ActionNames
 from card_envs.core.aec_env import (
-    ActionNames,
     check_illegal_action_mode,
     reset_first,
     warn_unknown_options,

@@ -23,6 +23,9 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
+
+from card_envs.core.copying import attribute_state, uninitialised
 
 UNKNOWN = -1
 
@@ -35,6 +38,9 @@ def forget_probability(memory: str | float) -> float:
     return float(memory)
 
 
+# Copied with the engines. (Interpreted subclasses allowed: with serializable alone, mypyc 2.4
+# skips __init__ when the class is called from Python.)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class KnowledgeTracker:
     """``known[seat, slot]``: the card ``seat`` remembers at ``slot``, or ``UNKNOWN``."""
 
@@ -45,6 +51,9 @@ class KnowledgeTracker:
         self.known = np.full((num_players, num_slots), UNKNOWN, dtype=np.int8)
         self._seed = 0
         self._rng: np.random.Generator | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return uninitialised, (type(self),), attribute_state(self)
 
     def reset(self, seed: int) -> None:
         self.known.fill(UNKNOWN)

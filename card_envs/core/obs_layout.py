@@ -7,14 +7,25 @@ vector a learning policy sees, which keeps baselines honest about what a seat ma
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from mypy_extensions import mypyc_attr
+
+from card_envs.core.copying import attribute_state, uninitialised
 
 
+# Copied with the engines. (Interpreted subclasses allowed: with serializable alone, mypyc 2.4
+# skips __init__ when the class is called from Python.)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class ObsLayout:
     def __init__(self) -> None:
         self.slices: dict[str, slice] = {}
         self._bounds: list[tuple[int, float, float]] = []
         self.size = 0
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return uninitialised, (type(self),), attribute_state(self)
 
     def add(self, name: str, size: int, low: float = 0.0, high: float = 1.0) -> slice:
         if name in self.slices:

@@ -23,11 +23,12 @@ import copy
 from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import COLOUR_OF, RANK_OF, RANKS, card_code
 from card_envs.core.config import Option, int_range, seat_or_random
-from card_envs.core.engine import CachedViews, Engine
+from card_envs.core.engine import CachedViewsEngine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -119,12 +120,11 @@ def cell_name(cell: int | np.integer[Any]) -> str:
     return f"{ROW_NAMES[CELL_ROW[cell]]}{CELL_COL[cell] + 1}"
 
 
-class DeluxeMemoryEngine(CachedViews, Engine):
+@mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
+class DeluxeMemoryEngine(CachedViewsEngine):
     BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks", "_seen_cols", "_seen_view_cols",
                    "_seen_items", "_views_items")
     name = "deluxe_memory"
-    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
-    tracker: KnowledgeTracker
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Players.", choices=(2, 3, 4, 5, 6)),
         "starting_tokens": Option(20, "Tokens each player starts with (the text: 20).",
@@ -911,6 +911,8 @@ class DeluxeMemoryEngine(CachedViews, Engine):
     def legal_mask(self) -> np.ndarray:
         if self._mask_valid:
             return self._mask
+        if not self._dealt:
+            self._not_dealt("legal_mask")
         m = self._mask
         ph = self.phase
         me = self.current_player
@@ -1098,6 +1100,8 @@ class DeluxeMemoryEngine(CachedViews, Engine):
         self._write(out, seat, view)
 
     def write_state(self, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_state")
         self._write(out, 0, np.asarray(self.grid, dtype=np.int8))
 
     def _write(self, out: np.ndarray, base: int, view: np.ndarray) -> None:
@@ -1267,6 +1271,8 @@ class DeluxeMemoryEngine(CachedViews, Engine):
 
     # -- rendering -------------------------------------------------------------------------------
     def render_text(self) -> str:
+        if not self._dealt:
+            self._not_dealt("render_text")
         lines = [f"Deluxe Memory: tokens {self.tokens}, bank {self.bank}; turn of "
                  f"player_{self.turn_owner}, player_{self.current_player} decides: "
                  f"{PHASE_NAMES[self.phase] if not self.done else 'game over'}"]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from card_envs.core.buffers import bool_items, float_items, int_items
 from card_envs.core.cards import (
@@ -33,7 +34,7 @@ from card_envs.core.cards import (
     card_code,
 )
 from card_envs.core.config import Option, int_range
-from card_envs.core.engine import CachedViews, Engine
+from card_envs.core.engine import CachedViewsEngine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -119,12 +120,12 @@ NO_ACTIONS_MV = int_items(np.zeros(NUM_ACTIONS, dtype=np.int8))
 WAIT_ONLY_MV = int_items(np.eye(1, NUM_ACTIONS, WAIT, dtype=np.int8)[0])
 
 
-#: Views into the observation cache, the position's arrays and the tracker's memory: never
-#: copied (memoryviews cannot be), rebuilt on the copy.
-_VIEWS = ("_row_views", "_block_views", "_slot_views", "_held_views", "_own_paw_views",
-          "_opp_paw_views", "_state_views", "_obs_v", "_pile_v", "_face_v", "_code_v",
-          "_held_v", "_paws_v", "_paw_code_v", "_dig_mask_v", "_place_mask_v", "_mask_v",
-          "_order_col", "_order_rows", "_known_cols", "_card_cols", "_seat_rows")
+#: Views into the observation cache, the position's arrays, the mask templates and the
+#: tracker's memory: never copied (memoryviews cannot be), rebuilt on the copy.
+_VIEWS = ("occupied", "empty", "_row_views", "_block_views", "_slot_views", "_held_views",
+          "_own_paw_views", "_opp_paw_views", "_state_views", "_obs_v", "_pile_v", "_face_v",
+          "_code_v", "_held_v", "_paws_v", "_paw_code_v", "_dig_mask_v", "_place_mask_v",
+          "_mask_v", "_order_col", "_order_rows", "_known_cols", "_card_cols", "_seat_rows")
 #: Attributes that never change after construction: clones share them.
 _SHARED_ON_CLONE = (
     "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
@@ -182,10 +183,9 @@ def round_feats(cards: Sequence[int], ace_high: bool = False) -> tuple[bool, boo
     return False, straight
 
 
-class DogpileEngine(CachedViews, Engine):
+@mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
+class DogpileEngine(CachedViewsEngine):
     name = "dogpile"
-    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
-    tracker: KnowledgeTracker
     BOUND_VIEWS = _VIEWS
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Dogs at the table.", choices=(2, 3, 4, 5, 6)),
@@ -377,6 +377,9 @@ class DogpileEngine(CachedViews, Engine):
         rows go through memoryviews: about two thirds of numpy's cost for a row, half for
         an entry, a quarter for a tracker column."""
         n = self.num_players
+        # The mask templates hold the position's occupancy; these are its views.
+        self.occupied = self._dig_mask[DIG:DOWN]
+        self.empty = self._place_mask[DOWN:UP]
         obs = self._obs
         size = self.layout.size
         width = CARD_FEATURES + 1
@@ -430,15 +433,6 @@ class DogpileEngine(CachedViews, Engine):
                   out[self.s_opp_paws].reshape(-1, width),
                   out[self.s_looted], out[self.s_totals.start:self.s_round.start])
         return table, others
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        # A copy turns views into arrays of their own: make them views again.
-        self._dig_mask[DIG:DOWN] = self.occupied
-        self._place_mask[DOWN:UP] = self.empty
-        self.occupied = self._dig_mask[DIG:DOWN]
-        self.empty = self._place_mask[DOWN:UP]
-        self._bind_views()
 
     def _reset_fields(self) -> None:
         n = self.num_players
@@ -916,6 +910,8 @@ class DogpileEngine(CachedViews, Engine):
     # -- legality ------------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         if not self._mask_valid:
+            if not self._dealt:
+                self._not_dealt("legal_mask")
             self._write_mask(self.current_player, self._mask_v)
             self._mask_valid = True
         return self._mask
@@ -1120,6 +1116,8 @@ class DogpileEngine(CachedViews, Engine):
             out[b + 3] = float(self.boneathon_by[1] == s)
 
     def write_state(self, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_state")
         n = self.num_players
         out.fill(0.0)
         sl = self.state_layout.slices
@@ -1299,6 +1297,8 @@ class DogpileEngine(CachedViews, Engine):
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
+        if not self._dealt:
+            self._not_dealt("render_text")
         phase = ("play", "sniff", "shuffle", "over")[self.phase]
         lines = [f"Dogpile round {self.round_index + 1}/{NUM_ROUNDS}, {phase}, "
                  f"{self.ticks_left} ticks left; totals {self.totals}"]

@@ -35,8 +35,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from card_envs.core.action_names import ActionNames
 from card_envs.core.aec_env import (
-    ActionNames,
     check_illegal_action_mode,
     reset_first,
     space_of,

@@ -27,11 +27,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import RANK_OF, SUIT_OF, card_code
 from card_envs.core.config import Option, int_range
-from card_envs.core.engine import CachedViews, Engine
+from card_envs.core.engine import CachedViewsEngine
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 from card_envs.games.mega_memory.grouping import (
@@ -83,10 +84,9 @@ def _pile_label(mask: int) -> str:
     return "+".join(str(p + 1) for p in range(NUM_PILES) if mask >> p & 1) or "-"
 
 
-class MegaMemoryEngine(CachedViews, Engine):
+@mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
+class MegaMemoryEngine(CachedViewsEngine):
     name = "mega_memory"
-    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
-    tracker: KnowledgeTracker
     BOUND_VIEWS = ("_view_rows", "_depth_rows", "_disc_depth", "_deck_depth",
                    "_disc_remembered", "_deck_remembered", "_mask_items", "_base_items",
                    "_row_items", "_known_items", "_depth_items", "_remembered_items")
@@ -663,6 +663,8 @@ class MegaMemoryEngine(CachedViews, Engine):
     def legal_mask(self) -> np.ndarray:
         if self._mask_valid:
             return self._mask
+        if not self._dealt:
+            self._not_dealt("legal_mask")
         # Written through memoryviews: a third of numpy's cost per item on a 43-byte mask.
         mask = self._mask_items
         phase = self.phase
@@ -814,6 +816,8 @@ class MegaMemoryEngine(CachedViews, Engine):
         out[self.s_dealer.start] = 1.0 if self.dealer == seat else 0.0
 
     def write_state(self, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_state")
         out.fill(0.0)
         base, dbase = self.t_centre.start, self.t_centre_depth.start
         for p, pile in enumerate(self.centre):
@@ -934,6 +938,9 @@ class MegaMemoryEngine(CachedViews, Engine):
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
+        if not self._dealt:
+            self._not_dealt("render_text")
+
         def codes(cards: list[int]) -> str:
             return " ".join(card_code(c) for c in cards) or "-"
 

@@ -25,6 +25,7 @@ import struct
 from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from card_envs.core.buffers import float_items, int_items
 from card_envs.core.cards import KING, NUM_CARDS, RANK_OF, SUIT_OF, card_code
@@ -134,10 +135,9 @@ FIXED_HEAD = (("phase", NUM_PHASES), ("fromg", 1), ("top", NUM_KINDS), ("deck", 
               ("grave", 1), ("turns", 1))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
 class MemoryUnoEngine(Engine):
     name = "memory_uno"
-    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
-    tracker: KnowledgeTracker
     # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template, the
     # zero scores and a full window queue: rebound rather than copied or pickled (memoryviews
     # cannot be either).
@@ -899,6 +899,8 @@ class MemoryUnoEngine(Engine):
     def legal_mask(self) -> np.ndarray:
         if self._mask_valid:
             return self._mask
+        if not self._dealt:
+            self._not_dealt("legal_mask")
         # Written through a byte memoryview: single entries and the occupancy slices from
         # ``_occ2`` cost a fraction of numpy's indexing.
         mask = self._mask_v
@@ -952,12 +954,18 @@ class MemoryUnoEngine(Engine):
     # The gather indices are always in range; of ``take``'s modes "wrap" is the cheapest (a
     # fifth less than "clip"), and "raise" would buffer ``out``.
     def write_observation(self, seat: int, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_observation")
         self._src.take(self._gidx[seat], out=out, mode="wrap")
 
     def observation(self, seat: int) -> np.ndarray:
+        if not self._dealt:
+            self._not_dealt("observation")
         return self._src.take(self._gidx[seat], mode="wrap")
 
     def write_state(self, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_state")
         n, ns = self.num_players, self.num_slots
         out.fill(0.0)
         view = self.state_layout.decode(out)
@@ -1101,6 +1109,8 @@ class MemoryUnoEngine(Engine):
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
+        if not self._dealt:
+            self._not_dealt("render_text")
         lines = [f"Memory-Uno round {self.round_number}, totals {self.totals}, "
                  f"phase {PHASE_NAMES[self.phase]}, turn of player_{self.turn_player}"]
         top = card_code(self.grave[-1]) if self.grave else "--"

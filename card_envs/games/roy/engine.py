@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from card_envs.core.cards import (
     ACE,
@@ -23,7 +24,7 @@ from card_envs.core.cards import (
     make_card,
 )
 from card_envs.core.config import Option, int_range, seat_or_random
-from card_envs.core.engine import CachedViews, Engine
+from card_envs.core.engine import CachedViewsEngine
 from card_envs.core.knowledge import (
     KnowledgeTracker,
     count_what_anyone_counts,
@@ -57,10 +58,9 @@ NEXT_HIGHER: list[int] = [
 JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
 
 
-class RoyEngine(CachedViews, Engine):
+@mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
+class RoyEngine(CachedViewsEngine):
     name = "roy"
-    #: Built by ``_build`` for every config (memory modes differ in forgetting only).
-    tracker: KnowledgeTracker
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the text: best for 2 or 3).", choices=(2, 3, 4)),
         "episode": Option("hand", "'hand': one hand per episode; 'game': play to the target.",
@@ -417,6 +417,8 @@ class RoyEngine(CachedViews, Engine):
     def legal_mask(self) -> np.ndarray:
         if self._mask_valid:
             return self._mask
+        if not self._dealt:
+            self._not_dealt("legal_mask")
         mask = self._mask
         mask.fill(0)
         hand = self.hands[self.current_player]
@@ -518,6 +520,8 @@ class RoyEngine(CachedViews, Engine):
                 out[base + k] = scores[(seat + k) % n] / self.target
 
     def write_state(self, out: np.ndarray) -> None:
+        if not self._dealt:
+            self._not_dealt("write_state")
         n = self.num_players
         out.fill(0.0)
         out[: n * 52] = self.hand_onehot.reshape(-1)
@@ -626,6 +630,8 @@ class RoyEngine(CachedViews, Engine):
 
     # -- rendering -----------------------------------------------------------------------------
     def render_text(self) -> str:
+        if not self._dealt:
+            self._not_dealt("render_text")
         lines = [f"ROY hand {self.hand_number}, dealer player_{self.dealer}, "
                  f"scores {self.scores} (target {self.target})"]
         top = card_code(self.discard[-1])

@@ -1,0 +1,140 @@
+"""The compiled build: which modules mypyc compiles, and which build an import runs.
+
+``pip install`` compiles :data:`MODULES` (the rules engines, the knowledge tracker and the AEC
+env: the code every step runs) to C extensions with mypyc, from the same sources (``setup.py``).
+They step about half again as fast as the plain-Python modules and play exactly the same games
+(the golden playthroughs are replayed by both builds). ``import card_envs`` runs the compiled
+modules when they are present and built from the sources beside them, else the plain-Python
+sources:
+
+* ``CARD_ENVS_PURE_PYTHON=1`` at build time installs no extension (no C compiler needed);
+  at run time it makes the import ignore the extensions (to debug, or to check both builds).
+* A build whose sources have changed since (a checkout edited after ``make build``) is never
+  run: the import warns and runs the sources, so an edit always takes effect.
+
+This module is plain Python in both builds: ``setup.py`` loads it by path to learn the module
+list and write the build's manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+#: The modules the compiled build compiles (all of them or none).
+MODULES = (
+    "card_envs.core.buffers",
+    "card_envs.core.cards",
+    "card_envs.core.knowledge",
+    "card_envs.core.obs_layout",
+    "card_envs.core.engine",
+    "card_envs.core.aec_env",
+    "card_envs.games.roy.engine",
+    "card_envs.games.mega_memory.grouping",
+    "card_envs.games.mega_memory.engine",
+    "card_envs.games.memory_uno.engine",
+    "card_envs.games.deluxe_memory.engine",
+    "card_envs.games.dogpile.engine",
+)
+#: Set to "1": build without extensions (at install), or ignore them (at import).
+PURE_PYTHON_ENV = "CARD_ENVS_PURE_PYTHON"
+#: Written beside the extensions by the build: the SHA-256 of each compiled module's source.
+MANIFEST = "_compiled.json"
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def source_path(module: str, package_dir: Path = PACKAGE_DIR) -> Path:
+    """The source file of ``module`` (a name in :data:`MODULES`) under ``package_dir``."""
+    return package_dir.joinpath(*module.split(".")[1:]).with_suffix(".py")
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_manifest(out_dir: Path, source_dir: Path) -> None:
+    """Record, in ``out_dir`` (the built package), the digests of the sources in
+    ``source_dir`` (the package the extensions were compiled from)."""
+    digests = {m: source_digest(source_path(m, source_dir)) for m in MODULES}
+    (out_dir / MANIFEST).write_text(json.dumps({"modules": digests}, indent=1) + "\n")
+
+
+def stale_sources(package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """The compiled modules whose source beside the build differs from the one it was built
+    from (none if there is no build, or no source beside it)."""
+    manifest = package_dir / MANIFEST
+    if not manifest.is_file():
+        return []
+    built = json.loads(manifest.read_text())["modules"]
+    stale = []
+    for module in MODULES:
+        path = source_path(module, package_dir)
+        if path.is_file() and built.get(module) != source_digest(path):
+            stale.append(module)
+    return stale
+
+
+class _SourceOnly(importlib.abc.MetaPathFinder):
+    """Imports the compiled modules from their ``.py`` sources, passing over the extensions
+    that would otherwise take precedence in the same folder."""
+
+    _LOADERS = (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname not in MODULES or not path:
+            return None
+        for entry in path:
+            spec = importlib.machinery.FileFinder(entry, self._LOADERS).find_spec(fullname)
+            if spec is not None:
+                return spec
+        return None
+
+
+def extensions_present(package_dir: Path = PACKAGE_DIR) -> bool:
+    """Whether every module of :data:`MODULES` has an extension beside its source."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return all(any(source_path(m, package_dir).with_suffix(s).is_file() for s in suffixes)
+               for m in MODULES)
+
+
+def select() -> str:
+    """Choose the build this process runs, once, before any compiled module is imported
+    (``card_envs/__init__.py`` calls it first); installs the source-only finder unless it is
+    the compiled one. Returns :data:`BUILD`."""
+    global BUILD, COMPILED
+    if os.environ.get(PURE_PYTHON_ENV) == "1":
+        BUILD = f"plain Python ({PURE_PYTHON_ENV}=1)"
+    elif not ((PACKAGE_DIR / MANIFEST).is_file() and extensions_present()):
+        BUILD = "plain Python (no compiled build installed)"
+    elif stale := stale_sources():
+        BUILD = f"plain Python (stale compiled build: {', '.join(stale)} changed)"
+        warnings.warn(f"card_envs: the compiled modules are older than their sources "
+                      f"({', '.join(stale)}); running the sources. Rebuild with `make build` "
+                      f"(or `pip install .`)", RuntimeWarning, stacklevel=3)
+    else:
+        BUILD = "compiled"
+    COMPILED = BUILD == "compiled"
+    if not COMPILED and not any(isinstance(f, _SourceOnly) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceOnly())
+    return BUILD
+
+
+#: "compiled", or "plain Python (...)" saying why: what this process runs (set by select()).
+BUILD = "not selected yet"
+#: Whether this process runs the compiled modules.
+COMPILED = False
+
+
+if __name__ == "__main__":  # `python card_envs/compiled.py`: the sources, for the Makefile
+    print(" ".join(str(source_path(m, Path("card_envs"))) for m in MODULES))

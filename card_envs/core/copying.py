@@ -1,0 +1,37 @@
+"""Copies and pickles of the compiled classes, which keep their attributes in slots, not in
+an instance ``__dict__`` (see :mod:`card_envs.compiled`); the same code serves the plain-Python
+build."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def instance_attributes(obj: object) -> list[str]:
+    """The names of ``obj``'s instance attributes (set or not): a compiled (mypyc native) class
+    lists its own in ``__mypyc_attrs__``, and an instance of a plain Python class, or of a
+    Python subclass of a compiled one, keeps (the rest of) them in ``__dict__``."""
+    names = [name for cls in type(obj).__mro__
+             for name in cls.__dict__.get("__mypyc_attrs__", ()) if name != "__dict__"]
+    names.extend(getattr(obj, "__dict__", ()))
+    return names
+
+
+def attribute_state(obj: object, leave_out: Collection[str] = ()) -> dict[str, Any]:
+    """``obj``'s attributes that are set, by name, but those in ``leave_out``."""
+    return {name: getattr(obj, name) for name in instance_attributes(obj)
+            if name not in leave_out and hasattr(obj, name)}
+
+
+def restore_attributes(obj: object, state: dict[str, Any]) -> None:
+    for name, value in state.items():
+        setattr(obj, name, value)
+
+
+def uninitialised(cls: type[T]) -> T:
+    """A new ``cls`` without ``__init__``, for a copy's state to fill: what a reduction names
+    (copyreg's default refuses a compiled class under pickle protocols 0 and 1)."""
+    return cls.__new__(cls)

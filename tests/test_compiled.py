@@ -1,0 +1,112 @@
+"""The two builds (card_envs/compiled.py): the compiled modules play the very games the sources
+play, a process runs the build ``card_envs.BUILD`` names, and an edited source is never shadowed
+by an extension built from an older one."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import card_envs
+from card_envs import compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_build = pytest.mark.skipif(
+    not (compiled.PACKAGE_DIR / compiled.MANIFEST).is_file(),
+    reason="no compiled build in this checkout (`make build`)")
+
+
+def _run(code: str, *, pure: bool, path: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
+    if pure:
+        env[compiled.PURE_PYTHON_ENV] = "1"
+    env["PYTHONPATH"] = str(path)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=path, env=env, timeout=300)
+
+
+def _loaded_as_extensions() -> dict[str, bool]:
+    return {m: isinstance(importlib.import_module(m).__loader__,
+                          importlib.machinery.ExtensionFileLoader) for m in compiled.MODULES}
+
+
+REPORT = ("import importlib, importlib.machinery, card_envs\n"
+          "from card_envs import compiled\n"
+          "kinds = {isinstance(importlib.import_module(m).__loader__, "
+          "importlib.machinery.ExtensionFileLoader) for m in compiled.MODULES}\n"
+          "print(card_envs.BUILD, '|', sorted(kinds))\n")
+
+
+def test_this_process_runs_the_build_it_names() -> None:
+    loaded = _loaded_as_extensions()
+    assert card_envs.BUILD == compiled.BUILD
+    assert set(loaded.values()) == {compiled.COMPILED}, (card_envs.BUILD, loaded)
+    if os.environ.get(compiled.PURE_PYTHON_ENV) != "1":
+        # `make test` builds first: the suite must not fall back to the sources unnoticed.
+        assert "stale" not in card_envs.BUILD, card_envs.BUILD
+
+
+@needs_build
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "sources"])
+def test_each_build_replays_the_golden_playthroughs(pure: bool) -> None:
+    """Both builds play every recorded game exactly as recorded (so, the same games)."""
+    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
+    if pure:
+        env[compiled.PURE_PYTHON_ENV] = "1"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "tests/test_playthroughs.py"], capture_output=True, text=True, cwd=ROOT, env=env,
+        timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    check = _run(REPORT, pure=pure)
+    assert check.returncode == 0, check.stderr
+    expected = "plain Python (CARD_ENVS_PURE_PYTHON=1) | [False]" if pure else "compiled | [True]"
+    assert check.stdout.strip() == expected
+
+
+@needs_build
+def test_an_edited_source_runs_instead_of_its_stale_extension(tmp_path: Path) -> None:
+    """A copy of the built package with one compiled module's source edited: the import warns,
+    names the module, and runs every compiled module from its source (never half and half)."""
+    copy = tmp_path / "card_envs"
+    shutil.copytree(compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    source = compiled.source_path("card_envs.games.memory_uno.engine", copy)
+    source.write_text(source.read_text() + "\nEDITED = True\n")
+    probe = REPORT + ("import warnings\n"
+                      "from card_envs.games.memory_uno import engine\n"
+                      "print(engine.EDITED)\n")
+    run = _run(probe, pure=False, path=tmp_path)
+    assert run.returncode == 0, run.stderr
+    first, edited = run.stdout.strip().splitlines()
+    assert first == ("plain Python (stale compiled build: card_envs.games.memory_uno.engine "
+                     "changed) | [False]")
+    assert edited == "True"
+    assert "RuntimeWarning" in run.stderr and "make build" in run.stderr
+
+
+@needs_build
+def test_a_missing_extension_runs_every_module_from_its_source(tmp_path: Path) -> None:
+    copy = tmp_path / "card_envs"
+    shutil.copytree(compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    source = compiled.source_path("card_envs.core.knowledge", copy)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        source.with_suffix(suffix).unlink(missing_ok=True)
+    run = _run(REPORT, pure=False, path=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "plain Python (no compiled build installed) | [False]"
+
+
+def test_the_makefile_compiles_exactly_the_listed_modules() -> None:
+    """`make build` rebuilds when one of these sources changes: the list it reads is MODULES."""
+    listed = subprocess.run([sys.executable, "card_envs/compiled.py"], capture_output=True,
+                            text=True, cwd=ROOT, check=True, timeout=60).stdout.split()
+    assert listed == [str(compiled.source_path(m, Path("card_envs"))) for m in compiled.MODULES]
+    assert all((ROOT / p).is_file() for p in listed)
+    assert "$(COMPILED_SOURCES)" in (ROOT / "Makefile").read_text()
