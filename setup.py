@@ -34,6 +34,10 @@ compiled = _compiled_module()
 
 
 PURE = os.environ.get(compiled.PURE_PYTHON_ENV) == "1"
+BUILD_FAILED = ("card-envs: compiling the engines failed ({err}). It needs a C compiler and "
+                "Python's headers (Debian: apt install gcc python3-dev). Without them, install "
+                "the plain-Python package, which plays the same games more slowly: "
+                "{env}=1 pip install card-envs (or .)")
 #: The build type-checks only what it compiles: third-party packages (numpy, PettingZoo) are
 #: left out (typed Any, which mypyc treats as it treats their classes anyway), so their stubs'
 #: versions in the build environment cannot fail or change a build. ``make lint`` checks them.
@@ -62,10 +66,14 @@ class BuildExt(build_ext):  # type: ignore[misc]
         super().finalize_options()
 
     def run(self) -> None:
-        super().run()
+        try:
+            super().run()
+        except Exception as err:  # a compiler missing or failing, whatever setuptools calls it
+            raise SystemExit(BUILD_FAILED.format(err=err, env=compiled.PURE_PYTHON_ENV)) from err
         if not PURE:
             engine = Path(self.get_ext_fullpath("card_envs.core.engine"))
             compiled.write_manifest(engine.parent.parent, ROOT / "card_envs")
 
 
-setup(distclass=CompiledDistribution, cmdclass={"build_ext": BuildExt})
+if __name__ == "__main__":  # as setuptools runs it; a test imports it to try the hooks
+    setup(distclass=CompiledDistribution, cmdclass={"build_ext": BuildExt})

@@ -12,6 +12,9 @@ are ratios:
 
 * raw AEC env  >= 2x RLCard UNO decisions/s
 * ``env()``    >= 3x the trivially wrapped AEC env
+
+It measures the build ``import card_envs`` runs (``card_envs.BUILD``, printed first: the compiled
+engines, or the plain-Python sources under ``CARD_ENVS_PURE_PYTHON=1``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pettingzoo import AECEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import card_envs  # noqa: E402
 from benchmarks.reference_envs import measure_rlcard_uno, wrapped_counting_env  # noqa: E402
 from card_envs.games import GAMES  # noqa: E402
 
@@ -112,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     uno = best["RLCard UNO (native)"][0]
     wrapped = best["trivial AEC, PettingZoo wrappers"][0]
+    print(f"card_envs build: {card_envs.BUILD}")
     print(f"{'environment':36s} {'decisions/s':>12s} {'games/s':>9s}  ratio vs reference")
     failed = []
     for name, (dps, gps) in best.items():
@@ -133,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:36s} {dps:12,.0f} {gps:9,.1f}  {note}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({k: {"decisions_per_s": v[0], "games_per_s": v[1]}
-                                         for k, v in best.items()}, indent=2))
+        figures = {k: {"decisions_per_s": v[0], "games_per_s": v[1]} for k, v in best.items()}
+        args.json.write_text(json.dumps({"build": card_envs.BUILD, **figures}, indent=2))
     if failed:
         print("targets missed: " + ", ".join(failed))
     return 1 if (failed and args.check) else 0

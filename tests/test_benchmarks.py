@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("rlcard")
 
+import card_envs  # noqa: E402
 from benchmarks import throughput  # noqa: E402
 
 
@@ -18,9 +19,11 @@ def test_throughput_benchmark_measures_every_case(tmp_path: Path, capsys) -> Non
                             "--json", str(out)])
     assert code == 0  # without --check a missed target is reported, not an exit code
     figures = json.loads(out.read_text())
+    assert figures.pop("build") == card_envs.BUILD
     expected = {"RLCard UNO (native)", "trivial AEC, PettingZoo wrappers"} | {
         f"{g} {kind}" for g in ("roy", "memory_uno") for kind in ("raw AEC", "env()", "Gymnasium")}
     assert set(figures) == expected
     assert all(f["decisions_per_s"] > 0 for f in figures.values())
     table = capsys.readouterr().out
     assert "x RLCard UNO" in table and "x wrapped trivial" in table
+    assert f"card_envs build: {card_envs.BUILD}" in table

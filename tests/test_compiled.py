@@ -110,3 +110,40 @@ def test_the_makefile_compiles_exactly_the_listed_modules() -> None:
     assert listed == [str(compiled.source_path(m, Path("card_envs"))) for m in compiled.MODULES]
     assert all((ROOT / p).is_file() for p in listed)
     assert "$(COMPILED_SOURCES)" in (ROOT / "Makefile").read_text()
+
+
+def _setup_module(monkeypatch: pytest.MonkeyPatch, pure: bool) -> dict[str, object]:
+    """setup.py's namespace (run by path, not as __main__: its hooks, without a build)."""
+    import runpy
+
+    if pure:
+        monkeypatch.setenv(compiled.PURE_PYTHON_ENV, "1")
+    else:
+        monkeypatch.delenv(compiled.PURE_PYTHON_ENV, raising=False)
+    return runpy.run_path(str(ROOT / "setup.py"), run_name="setup_under_test")
+
+
+def test_a_failed_compile_says_how_to_install_without_a_compiler(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
+    from setuptools.errors import CompileError
+
+    hooks = _setup_module(monkeypatch, pure=False)
+    assert hooks["CompiledDistribution"]().has_ext_modules()  # type: ignore[operator]
+
+    def no_compiler(self: build_ext) -> None:
+        raise CompileError("command 'cc' failed: No such file or directory")
+
+    monkeypatch.setattr(build_ext, "run", no_compiler)
+    command = hooks["BuildExt"](Distribution())  # type: ignore[operator]
+    with pytest.raises(SystemExit) as err:
+        command.run()
+    message = str(err.value)
+    assert "'cc' failed" in message and "C compiler" in message
+    assert f"{compiled.PURE_PYTHON_ENV}=1 pip install" in message
+
+
+def test_a_plain_python_build_has_no_extensions(monkeypatch: pytest.MonkeyPatch) -> None:
+    hooks = _setup_module(monkeypatch, pure=True)
+    assert not hooks["CompiledDistribution"]().has_ext_modules()  # type: ignore[operator]
