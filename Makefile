@@ -56,3 +56,4 @@ bench: build
 clean:
 	rm -rf $(VENV) build dist *.egg-info $(MANIFEST)
 	find card_envs -name '*.so' -delete -o -name '*.pyd' -delete
+	rm -f card_envs_native__mypyc.*

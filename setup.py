@@ -62,7 +62,7 @@ class BuildExt(build_ext):  # type: ignore[misc]
 
             paths = [str(compiled.source_path(m, Path("card_envs"))) for m in compiled.MODULES]
             self.distribution.ext_modules = mypycify(
-                MYPY_OPTIONS + paths, opt_level="3", group_name="card_envs.native")
+                MYPY_OPTIONS + paths, opt_level="3", group_name=compiled.GROUP)
         super().finalize_options()
 
     def run(self) -> None:

@@ -2,10 +2,10 @@
 
 ``pip install`` compiles :data:`MODULES` (the rules engines, the knowledge tracker and the AEC
 env: the code every step runs) to C extensions with mypyc, from the same sources (``setup.py``).
-They step about half again as fast as the plain-Python modules and play exactly the same games
-(the golden playthroughs are replayed by both builds). ``import card_envs`` runs the compiled
-modules when they are present and built from the sources beside them, else the plain-Python
-sources:
+The envs step 1.5 to 1.9 times as fast as with the plain-Python modules, and play exactly the
+same games (the golden playthroughs are replayed by both builds). ``import card_envs`` runs the
+compiled modules when they are present and built from the sources beside them, else the
+plain-Python sources:
 
 * ``CARD_ENVS_PURE_PYTHON=1`` at build time installs no extension (no C compiler needed);
   at run time it makes the import ignore the extensions (to debug, or to check both builds).
@@ -45,6 +45,9 @@ MODULES = (
     "card_envs.games.deluxe_memory.engine",
     "card_envs.games.dogpile.engine",
 )
+#: The compiled modules' shared library: ``card_envs_native__mypyc`` beside the package (a
+#: library inside it would give some modules a wrong ``__file__``), and a shim per module.
+GROUP = "card_envs_native"
 #: Set to "1": build without extensions (at install), or ignore them (at import).
 PURE_PYTHON_ENV = "CARD_ENVS_PURE_PYTHON"
 #: Written beside the extensions by the build: the SHA-256 of each compiled module's source.
@@ -102,10 +105,12 @@ class _SourceOnly(importlib.abc.MetaPathFinder):
 
 
 def extensions_present(package_dir: Path = PACKAGE_DIR) -> bool:
-    """Whether every module of :data:`MODULES` has an extension beside its source."""
+    """Whether every module of :data:`MODULES` has an extension beside its source, and their
+    shared library is beside the package."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    return all(any(source_path(m, package_dir).with_suffix(s).is_file() for s in suffixes)
-               for m in MODULES)
+    library = package_dir.parent / f"{GROUP}__mypyc"
+    paths = [source_path(m, package_dir) for m in MODULES] + [library]
+    return all(any(p.with_name(p.stem + s).is_file() for s in suffixes) for p in paths)
 
 
 def select() -> str:

@@ -32,6 +32,15 @@ def _run(code: str, *, pure: bool, path: Path = ROOT) -> subprocess.CompletedPro
                           cwd=path, env=env, timeout=300)
 
 
+def _copy_of_the_build(tmp_path: Path) -> Path:
+    """The checkout's built package and its shared library, copied into ``tmp_path``."""
+    copy = tmp_path / "card_envs"
+    shutil.copytree(compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for library in compiled.PACKAGE_DIR.parent.glob(f"{compiled.GROUP}__mypyc.*"):
+        shutil.copy2(library, tmp_path)
+    return copy
+
+
 def _loaded_as_extensions() -> dict[str, bool]:
     return {m: isinstance(importlib.import_module(m).__loader__,
                           importlib.machinery.ExtensionFileLoader) for m in compiled.MODULES}
@@ -75,8 +84,7 @@ def test_each_build_replays_the_golden_playthroughs(pure: bool) -> None:
 def test_an_edited_source_runs_instead_of_its_stale_extension(tmp_path: Path) -> None:
     """A copy of the built package with one compiled module's source edited: the import warns,
     names the module, and runs every compiled module from its source (never half and half)."""
-    copy = tmp_path / "card_envs"
-    shutil.copytree(compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = _copy_of_the_build(tmp_path)
     source = compiled.source_path("card_envs.games.memory_uno.engine", copy)
     source.write_text(source.read_text() + "\nEDITED = True\n")
     probe = REPORT + ("import warnings\n"
@@ -92,12 +100,18 @@ def test_an_edited_source_runs_instead_of_its_stale_extension(tmp_path: Path) ->
 
 
 @needs_build
-def test_a_missing_extension_runs_every_module_from_its_source(tmp_path: Path) -> None:
-    copy = tmp_path / "card_envs"
-    shutil.copytree(compiled.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    source = compiled.source_path("card_envs.core.knowledge", copy)
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        source.with_suffix(suffix).unlink(missing_ok=True)
+@pytest.mark.parametrize("missing", ["a module's extension", "the shared library"])
+def test_a_missing_extension_runs_every_module_from_its_source(
+        tmp_path: Path, missing: str) -> None:
+    copy = _copy_of_the_build(tmp_path)
+    if missing == "the shared library":
+        gone = list(tmp_path.glob(f"{compiled.GROUP}__mypyc.*"))
+    else:
+        gone = [compiled.source_path("card_envs.core.knowledge", copy).with_suffix(s)
+                for s in importlib.machinery.EXTENSION_SUFFIXES]
+    assert any(path.is_file() for path in gone)
+    for path in gone:
+        path.unlink(missing_ok=True)
     run = _run(REPORT, pure=False, path=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "plain Python (no compiled build installed) | [False]"

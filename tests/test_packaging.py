@@ -72,13 +72,13 @@ def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository
         tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
         assert wheel.name.startswith(f"card_envs-{version}-{tag}-{tag}-"), wheel.name
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-        extra = {f"card_envs/{compiled.MANIFEST}", f"card_envs/native__mypyc{suffix}"} | {
+        extra = {f"card_envs/{compiled.MANIFEST}", f"{compiled.GROUP}__mypyc{suffix}"} | {
             compiled.source_path(m, Path("card_envs")).with_suffix(suffix).as_posix()
             for m in compiled.MODULES}
-    assert {n for n in names if not n.startswith("card_envs-")} == package | extra
+    info = f"card_envs-{version}.dist-info"
+    assert {n for n in names if not n.startswith(f"{info}/")} == package | extra
     assert {f"card_envs/games/{game}/RULES.md" for game in card_envs.GAMES} <= names
     assert "card_envs/py.typed" in names
-    info = f"card_envs-{version}.dist-info"
     assert f"{info}/licenses/LICENSE" in names
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
