@@ -113,23 +113,30 @@ def extensions_present(package_dir: Path = PACKAGE_DIR) -> bool:
     return all(any(p.with_name(p.stem + s).is_file() for s in suffixes) for p in paths)
 
 
+def choose(package_dir: Path = PACKAGE_DIR, pure: bool = False) -> tuple[str, list[str]]:
+    """The build a process should run from ``package_dir``: ``("compiled", [])``, or
+    ``("plain Python (why)", stale modules)``. ``pure``: the environment asks for the sources."""
+    if pure:
+        return f"plain Python ({PURE_PYTHON_ENV}=1)", []
+    if not ((package_dir / MANIFEST).is_file() and extensions_present(package_dir)):
+        return "plain Python (no compiled build installed)", []
+    stale = stale_sources(package_dir)
+    if stale:
+        return f"plain Python (stale compiled build: {', '.join(stale)} changed)", stale
+    return "compiled", []
+
+
 def select() -> str:
     """Choose the build this process runs, once, before any compiled module is imported
-    (``card_envs/__init__.py`` calls it first); installs the source-only finder unless it is
-    the compiled one. Returns :data:`BUILD`."""
+    (``card_envs/__init__.py`` calls it first): warn if the build is stale, and install the
+    source-only finder unless it is the compiled one. Returns :data:`BUILD`."""
     global BUILD, COMPILED
-    if os.environ.get(PURE_PYTHON_ENV) == "1":
-        BUILD = f"plain Python ({PURE_PYTHON_ENV}=1)"
-    elif not ((PACKAGE_DIR / MANIFEST).is_file() and extensions_present()):
-        BUILD = "plain Python (no compiled build installed)"
-    elif stale := stale_sources():
-        BUILD = f"plain Python (stale compiled build: {', '.join(stale)} changed)"
+    BUILD, stale = choose(pure=os.environ.get(PURE_PYTHON_ENV) == "1")
+    COMPILED = BUILD == "compiled"
+    if stale:
         warnings.warn(f"card_envs: the compiled modules are older than their sources "
                       f"({', '.join(stale)}); running the sources. Rebuild with `make build` "
                       f"(or `pip install .`)", RuntimeWarning, stacklevel=3)
-    else:
-        BUILD = "compiled"
-    COMPILED = BUILD == "compiled"
     if not COMPILED and not any(isinstance(f, _SourceOnly) for f in sys.meta_path):
         sys.meta_path.insert(0, _SourceOnly())
     return BUILD

@@ -53,6 +53,49 @@ REPORT = ("import importlib, importlib.machinery, card_envs\n"
           "print(card_envs.BUILD, '|', sorted(kinds))\n")
 
 
+def _fake_build(tmp_path: Path) -> Path:
+    """The package's sources with what a build adds beside them: its manifest, and an empty
+    file for each extension and for the shared library (``choose`` only looks at them)."""
+    package = tmp_path / "card_envs"
+    shutil.copytree(compiled.PACKAGE_DIR, package,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.json"))
+    compiled.write_manifest(package, package)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for module in compiled.MODULES:
+        compiled.source_path(module, package).with_suffix(suffix).touch()
+    (tmp_path / f"{compiled.GROUP}__mypyc{suffix}").touch()
+    return package
+
+
+def test_a_complete_build_of_the_sources_beside_it_is_chosen(tmp_path: Path) -> None:
+    package = _fake_build(tmp_path)
+    assert compiled.choose(package) == ("compiled", [])
+    assert compiled.choose(package, pure=True) == (
+        f"plain Python ({compiled.PURE_PYTHON_ENV}=1)", [])
+
+
+def test_a_build_is_not_chosen_once_a_source_changed(tmp_path: Path) -> None:
+    package = _fake_build(tmp_path)
+    for module in ("card_envs.core.engine", "card_envs.games.dogpile.engine"):
+        source = compiled.source_path(module, package)
+        source.write_text(source.read_text() + "# edited\n")
+    stale = ["card_envs.core.engine", "card_envs.games.dogpile.engine"]
+    assert compiled.choose(package) == (
+        f"plain Python (stale compiled build: {', '.join(stale)} changed)", stale)
+
+
+@pytest.mark.parametrize("missing", ["manifest", "an extension", "the shared library"])
+def test_an_incomplete_build_is_not_chosen(tmp_path: Path, missing: str) -> None:
+    package = _fake_build(tmp_path)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    gone = {"manifest": package / compiled.MANIFEST,
+            "an extension": compiled.source_path(compiled.MODULES[-1], package).with_suffix(
+                suffix),
+            "the shared library": tmp_path / f"{compiled.GROUP}__mypyc{suffix}"}[missing]
+    gone.unlink()
+    assert compiled.choose(package) == ("plain Python (no compiled build installed)", [])
+
+
 def test_this_process_runs_the_build_it_names() -> None:
     loaded = _loaded_as_extensions()
     assert card_envs.BUILD == compiled.BUILD

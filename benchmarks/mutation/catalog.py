@@ -43,6 +43,8 @@ GROUPING = "card_envs/games/mega_memory/grouping.py"
 DELUXE = "card_envs/games/deluxe_memory/engine.py"
 DOGPILE = "card_envs/games/dogpile/engine.py"
 ENGINE = "card_envs/core/engine.py"
+COMPILED = "card_envs/compiled.py"
+COPYING = "card_envs/core/copying.py"
 KNOWLEDGE = "card_envs/core/knowledge.py"
 CONFIG = "card_envs/core/config.py"
 AEC_ENV = "card_envs/core/aec_env.py"
@@ -1191,6 +1193,58 @@ CATALOG: tuple[Mutant, ...] = (
         ),
         why=("a bare engine is not guarded before its first deal: legal_mask, step, ... give an "
              "obscure error or silently wrong output instead of saying to call reset()"),
+    ),
+    Mutant(
+        id="core-guard-cache-survives-a-refused-snapshot",
+        area="core",
+        path=ENGINE,
+        old=("        self._dealt = dealt\n        if not dealt:\n"
+             "            self._mask_valid = False\n"),
+        new="        self._dealt = dealt\n",
+        tests=("tests/test_engine_guard.py::"
+               "test_a_refused_snapshot_leaves_a_fresh_engine_guarded",),
+        why=("a never-dealt engine that refused a snapshot keeps the legal mask its invariant "
+             "check computed, and legal_mask() answers from that cache instead of refusing"),
+    ),
+    Mutant(
+        id="core-memory-uno-observation-unguarded",
+        area="core",
+        path=MEMORY_UNO,
+        old=("    def observation(self, seat: int) -> np.ndarray:\n        if not self._dealt:\n"
+             "            self._not_dealt(\"observation\")\n"),
+        new="    def observation(self, seat: int) -> np.ndarray:\n",
+        tests=("tests/test_engine_guard.py::"
+               "test_a_fresh_engine_refuses_every_guarded_method_naming_it_and_reset",),
+        why="a game's own observation() reads a position that was never dealt",
+    ),
+    Mutant(
+        id="core-copy-drops-python-attributes",
+        area="core",
+        path=COPYING,
+        old="    names.extend(getattr(obj, \"__dict__\", ()))\n",
+        new="",
+        tests=("tests/test_engine_guard.py::"
+               "test_copies_of_a_fresh_engine_keep_the_guard_and_of_a_dealt_one_do_not",),
+        why=("copies and pickles keep only a compiled class's own attributes: a plain-Python "
+             "engine (or a Python subclass's attributes) copies as an empty shell"),
+    ),
+    Mutant(
+        id="core-compiled-build-runs-stale",
+        area="core",
+        path=COMPILED,
+        old="        if path.is_file() and built.get(module) != source_digest(path):\n",
+        new="        if False:\n",
+        tests=("tests/test_compiled.py::test_a_build_is_not_chosen_once_a_source_changed",),
+        why="an edited source is shadowed by the extension built from the old one",
+    ),
+    Mutant(
+        id="core-compiled-build-without-its-library",
+        area="core",
+        path=COMPILED,
+        old="    paths = [source_path(m, package_dir) for m in MODULES] + [library]\n",
+        new="    paths = [source_path(m, package_dir) for m in MODULES]\n",
+        tests=("tests/test_compiled.py::test_an_incomplete_build_is_not_chosen",),
+        why="a build whose shared library is gone is chosen, and every import of it fails",
     ),
     # -- training: self-play, evaluation, checkpoints and resume -----------------------------------
     Mutant(
