@@ -272,6 +272,16 @@ def test_look_at_someone_else_is_skipped_when_nobody_else_has_cards() -> None:
     assert e.phase == WINDOW
 
 
+def test_a_swap_with_one_card_on_the_table_is_skipped() -> None:
+    """RULES.md: "An effect with no possible target is skipped (... a swap with fewer than two
+    cards on the table)"."""
+    e = mu(A_HANDS, draws=["JD"])
+    clear_positions(e, [1, 2, 3, 8, 9, 10, 11])  # only seat 0's 5C is left
+    play(e, "draw_deck", "discard")
+    assert e.phase == WINDOW and hand(e, 0)[0] == "5C"
+    assert e.grave == [card_id("JD")] and e.selected == -1
+
+
 def test_swap_with_exactly_two_cards_on_the_table_must_swap_them() -> None:
     """RULES.md "Playing a card from the deck": effects are compulsory; only < 2 cards skip."""
     e = mu(A_HANDS, draws=["JD"])
@@ -333,6 +343,30 @@ def test_wrong_throw_gets_a_hidden_penalty_card_and_the_card_goes_back() -> None
     assert all(12 not in memory(e, s) for s in range(3))  # nobody saw the penalty card
     assert e.locked == -1  # nothing was fired
     assert e.current_player == 2 and e.queue == [0]  # the window goes on
+
+
+def test_a_wrong_throw_and_its_penalty_card_leave_the_stack_locked() -> None:
+    """RULES.md: "A wrong throw fires nothing and changes no lock"; its penalty card is not "a
+    new card drawn" either."""
+    e = mu(LOCK_HANDS, draws=["5H", "QS"])
+    play(e, "draw_deck", "discard", "throw:0.2")  # seat 1 fires its own 5S: stack 1 locked
+    assert e.locked == 1 and e.current_player == 2
+    play(e, "throw:1.0")  # seat 2 fires seat 0's 6C on the 5S: wrong, penalty QS
+    assert hand(e, 2)[4] == "QS" and hand(e, 0)[0] == "6C"
+    assert e.locked == 1 and e.current_player == 0
+    assert not any(a.startswith("throw:1.") for a in legal(e))  # seat 1's stack, from seat 0
+
+
+def test_a_thrower_without_cards_gives_nothing_even_when_giving_is_required() -> None:
+    """RULES.md: "A thrower with no cards gives nothing": no give decision, and the landed card
+    opens a window left of the thrower."""
+    e = mu(LOCK_HANDS, draws=["5H"], give_after_throw="required")
+    clear_positions(e, range(16, 20))  # seat 2 holds nothing
+    play(e, "draw_deck", "discard", "pass")  # the window reaches seat 2
+    assert e.current_player == 2 and e.hand_count[2] == 0
+    play(e, "throw:2.2")  # seat 2 fires seat 1's 5S
+    assert hand(e, 1)[2] is None and e.hand_count == [4, 3, 0] and e.locked == 1
+    assert e.phase == WINDOW and e.current_player == 0 and e.queue == [1, 2]
 
 
 def test_give_after_throw_can_be_required() -> None:
@@ -930,12 +964,16 @@ def test_observation_shows_totals_and_last_rounds_points_own_first() -> None:
     assert v["last_round"].tolist() == pytest.approx([0.40, 0.27, 0.10])
 
 
-def test_action_names_and_sizes() -> None:
-    e = MemoryUnoEngine()
-    assert e.num_actions == 14 + 16 * 4 and e.action_name(CALL) == "call"
-    assert e.action_name(e.throw_base) == "throw:0.0"
-    assert e.layout.size == MemoryUnoEngine(num_players=4).layout.size
-    assert PEEK_OWN != PEEK_OTHER
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_action_names_and_sizes(n: int) -> None:
+    """RULES.md: "Discrete(14 + 16n)" and an observation of 8n² + 149n + 73 values."""
+    e = MemoryUnoEngine(num_players=n)
+    assert e.num_actions == 14 + 16 * n and e.layout.size == 8 * n * n + 149 * n + 73
+    names = e.action_names
+    assert names[:6] == ["call", "draw_deck", "draw_grave", "discard", "pass", "keep"]
+    assert names[CALL] == "call" and names[6:14] == [f"own:{p}" for p in range(SLOTS)]
+    assert names[14] == "pick:0.0" and names[e.throw_base - 1] == f"pick:{n - 1}.7"
+    assert names[e.throw_base] == "throw:0.0" and names[-1] == f"throw:{n - 1}.7"
 
 
 def test_bad_options_name_the_key() -> None:

@@ -51,6 +51,7 @@ AEC_ENV = "card_envs/core/aec_env.py"
 GYM_ENV = "card_envs/core/gym_env.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 DOGPILE_HEURISTIC = "card_envs/games/dogpile/heuristic.py"
+MEMORY_UNO_HEURISTIC = "card_envs/games/memory_uno/heuristic.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -520,6 +521,53 @@ CATALOG: tuple[Mutant, ...] = (
         new="        idx += [o[\"lock\"] + s for s in rel_seats]\n",
         tests=(T_MEMORY_UNO,),
         why="the window queue's observation block reads another field",
+    ),
+    Mutant(
+        id="mu-wrong-throw-unlocks",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        self._see_all(slot, card)\n        self._add_card(seat, self._draw_card())\n",
+        new=("        self._see_all(slot, card)\n        self._lock(-1)\n"
+             "        self._add_card(seat, self._draw_card())\n"),
+        tests=(T_MEMORY_UNO,),
+        why=("a wrong throw's penalty card counts as a new card drawn and reopens the locked "
+             "stack (the text reopens it on a draw or a fire from another stack only)"),
+    ),
+    Mutant(
+        id="mu-swap-with-one-card",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="or (phase == SWAP_FIRST and total < 2)):",
+        new="or (phase == SWAP_FIRST and total < 1)):",
+        tests=(T_MEMORY_UNO,),
+        why="a J/Q swap with one card on the table is not skipped: a position with no legal move",
+    ),
+    Mutant(
+        id="mu-give-without-cards",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="            if owner != seat and self.hand_count[seat] > 0:\n",
+        new="            if owner != seat:\n",
+        tests=(T_MEMORY_UNO,),
+        why="a thrower with no cards is asked to give one: a position with no legal move",
+    ),
+    Mutant(
+        id="mu-heuristic-never-calls",
+        area="memory_uno",
+        path=MEMORY_UNO_HEURISTIC,
+        old="        if mine > CALL_LIMIT and not late:\n            return False\n",
+        new="        return False\n",
+        tests=("tests/test_memory_uno_heuristic.py",),
+        why="the heuristic never calls the round, whatever its known hand",
+    ),
+    Mutant(
+        id="mu-heuristic-calls-without-comparing",
+        area="memory_uno",
+        path=MEMORY_UNO_HEURISTIC,
+        old="            if float(value[seat].sum()) - mine < margin:\n",
+        new="            if False:\n",
+        tests=("tests/test_memory_uno_heuristic.py",),
+        why="the heuristic calls on any low hand, without weighing the opponents' estimates",
     ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
