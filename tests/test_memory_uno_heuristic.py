@@ -76,7 +76,8 @@ UNSEEN = ["9D", "8D", "5D", "3D"]
     # Low and ahead of one opponent, but a third seat's known hand is as low: play on.
     ([LOW, UNSEEN, ["AS", "2H", "2S", "X1"]],
      [0, 1, 2 * SLOTS, 2 * SLOTS + 1, 2 * SLOTS + 2, 2 * SLOTS + 3], False),
-], ids=["known-low", "partly-known-low", "half-known", "known-high", "opponent-lower", "any-opponent-close"])
+], ids=["known-low", "partly-known-low", "half-known", "known-high", "opponent-lower",
+        "any-opponent-close"])
 def test_it_calls_the_round_when_its_hand_is_low_and_clearly_below_every_opponent(
         hands: list[list[str]], seen: list[int], calls: bool) -> None:
     choice = _choice(_knowing(hands, seen))
