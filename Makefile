@@ -19,6 +19,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PIP_FLAGS) torch==2.13.0
+	rm -f $(MANIFEST)  # this install links the sources: the build below runs again
 	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench]"
 	touch $@
 

@@ -38,6 +38,9 @@ BUILD_FAILED = ("card-envs: compiling the engines failed ({err}). It needs a C c
                 "Python's headers (Debian: apt install gcc python3-dev). Without them, install "
                 "the plain-Python package, which plays the same games more slowly: "
                 "{env}=1 pip install card-envs (or .)")
+#: The digests of the sources mypyc compiled (one build per process: a command object may be
+#: made again, the distribution's extensions are not).
+BUILT_FROM: dict[str, str] = {}
 #: The build type-checks only what it compiles: third-party packages (numpy, PettingZoo) are
 #: left out (typed Any, which mypyc treats as it treats their classes anyway), so their stubs'
 #: versions in the build environment cannot fail or change a build. ``make lint`` checks them.
@@ -60,6 +63,8 @@ class BuildExt(build_ext):  # type: ignore[misc]
         if not PURE and not self.distribution.ext_modules:
             from mypyc.build import mypycify
 
+            # Before mypyc reads them: a source edited during the build is recorded as stale.
+            BUILT_FROM.update(compiled.source_digests(ROOT / "card_envs"))
             paths = [str(compiled.source_path(m, Path("card_envs"))) for m in compiled.MODULES]
             self.distribution.ext_modules = mypycify(
                 MYPY_OPTIONS + paths, opt_level="3", group_name=compiled.GROUP)
@@ -72,7 +77,7 @@ class BuildExt(build_ext):  # type: ignore[misc]
             raise SystemExit(BUILD_FAILED.format(err=err, env=compiled.PURE_PYTHON_ENV)) from err
         if not PURE:
             engine = Path(self.get_ext_fullpath("card_envs.core.engine"))
-            compiled.write_manifest(engine.parent.parent, ROOT / "card_envs")
+            compiled.write_manifest(engine.parent.parent, BUILT_FROM)
 
 
 if __name__ == "__main__":  # as setuptools runs it; a test imports it to try the hooks

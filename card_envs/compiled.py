@@ -65,20 +65,32 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_manifest(out_dir: Path, source_dir: Path) -> None:
-    """Record, in ``out_dir`` (the built package), the digests of the sources in
-    ``source_dir`` (the package the extensions were compiled from)."""
-    digests = {m: source_digest(source_path(m, source_dir)) for m in MODULES}
-    (out_dir / MANIFEST).write_text(json.dumps({"modules": digests}, indent=1) + "\n")
+def source_digests(source_dir: Path) -> dict[str, str]:
+    """The digest of each compiled module's source in ``source_dir``: what the build reads,
+    taken before it reads them (a source edited during the build is then seen as stale)."""
+    return {m: source_digest(source_path(m, source_dir)) for m in MODULES}
+
+
+def write_manifest(out_dir: Path, digests: dict[str, str]) -> None:
+    """Record ``digests`` in ``out_dir`` (the built package), whole or not at all."""
+    temporary = out_dir / (MANIFEST + ".tmp")
+    temporary.write_text(json.dumps({"modules": digests}, indent=1) + "\n")
+    os.replace(temporary, out_dir / MANIFEST)
 
 
 def stale_sources(package_dir: Path = PACKAGE_DIR) -> list[str]:
     """The compiled modules whose source beside the build differs from the one it was built
-    from (none if there is no build, or no source beside it)."""
+    from (none if there is no build, or no source beside it); every one if the manifest
+    cannot be read."""
     manifest = package_dir / MANIFEST
     if not manifest.is_file():
         return []
-    built = json.loads(manifest.read_text())["modules"]
+    try:
+        built = json.loads(manifest.read_text())["modules"]
+        if not isinstance(built, dict):
+            raise TypeError(f"modules is a {type(built).__name__}")
+    except (OSError, ValueError, KeyError, TypeError):
+        return list(MODULES)
     stale = []
     for module in MODULES:
         path = source_path(module, package_dir)
@@ -104,6 +116,18 @@ class _SourceOnly(importlib.abc.MetaPathFinder):
         return None
 
 
+def library_origin() -> str | None:
+    """Where an import of the shared library would load it from now (whether or not it is in
+    ``sys.modules`` already): the extensions import it by its top-level name."""
+    name = f"{GROUP}__mypyc"
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, None) if find is not None else None
+        if spec is not None:
+            return spec.origin
+    return None
+
+
 def extensions_present(package_dir: Path = PACKAGE_DIR) -> bool:
     """Whether every module of :data:`MODULES` has an extension beside its source, and their
     shared library is beside the package."""
@@ -120,6 +144,10 @@ def choose(package_dir: Path = PACKAGE_DIR, pure: bool = False) -> tuple[str, li
         return f"plain Python ({PURE_PYTHON_ENV}=1)", []
     if not ((package_dir / MANIFEST).is_file() and extensions_present(package_dir)):
         return "plain Python (no compiled build installed)", []
+    origin = library_origin()
+    if origin is None or Path(origin).resolve().parent != package_dir.resolve().parent:
+        return (f"plain Python ({GROUP}__mypyc would not load from beside the package but "
+                f"from {origin})"), []
     stale = stale_sources(package_dir)
     if stale:
         return f"plain Python (stale compiled build: {', '.join(stale)} changed)", stale

@@ -594,6 +594,60 @@ def test_checked_step_refuses_what_step_would_trust(game: str) -> None:
         engine.checked_step(0)
 
 
+def test_the_aec_env_and_an_engine_can_be_subclassed_in_python() -> None:
+    """A wrapper by subclass (reward shaping, logging) and a rule variant by subclass work in
+    both builds: the compiled classes allow Python subclasses."""
+    from card_envs.core.aec_env import CardAECEnv
+    from card_envs.games.roy.engine import RoyEngine
+
+    class CountingEngine(RoyEngine):
+        def _apply(self, action: int) -> None:
+            self.applied = getattr(self, "applied", 0) + 1
+            super()._apply(action)
+
+    class ShapedEnv(CardAECEnv):
+        def step(self, action) -> None:
+            self.steps_seen = getattr(self, "steps_seen", 0) + (action is not None)
+            super().step(action)
+
+    env = ShapedEnv(CountingEngine())
+    env.reset(seed=1)
+    for _agent in env.agent_iter():
+        observation, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else _first_legal(observation["action_mask"]))
+    assert env.steps_seen == env.engine.applied == env.engine.num_steps > 0
+    assert env.clone().steps_seen == env.steps_seen
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_bare_engine_takes_the_numpy_integers_a_search_has_in_hand(game: str) -> None:
+    """``np.flatnonzero(mask)[0]`` is a numpy integer: step(), the observations and
+    illegal_reason() take it as the Python integer (in the compiled build too, whose int
+    parameters alone would refuse it), and refuse what is not an integer by name."""
+    python, numpy = make_engine(game), make_engine(game)
+    python.reset(seed=4)
+    numpy.reset(seed=4)
+    out = np.empty(numpy.layout.size, np.float32)
+    for _ in range(30):
+        if python.done:
+            break
+        seat = python.current_player
+        assert np.array_equal(numpy.observation(np.int64(seat)), python.observation(seat))
+        numpy.write_observation(np.int32(seat), out)
+        assert np.array_equal(out, python.observation(seat))
+        assert numpy.illegal_reason(0, seat=np.int64(seat)) == python.illegal_reason(0, seat)
+        action = np.flatnonzero(python.legal_mask())[-1]
+        python.step(int(action))
+        numpy.step(action)
+        assert numpy.state_dict() == python.state_dict()
+    numpy.reset(seed=4)
+    for bad in (1.0, True, np.array([0]), None):
+        with pytest.raises(TypeError, match="action must be a Python or numpy integer"):
+            numpy.step(bad)
+        with pytest.raises(TypeError, match="seat must be a Python or numpy integer"):
+            numpy.observation(bad)
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_render_tells_a_step_cap_from_a_tie(game: str) -> None:
     """A truncated episode has no result; its picture said "winners []", as a full tie's."""

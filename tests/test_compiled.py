@@ -53,13 +53,15 @@ REPORT = ("import importlib, importlib.machinery, card_envs\n"
           "print(card_envs.BUILD, '|', sorted(kinds))\n")
 
 
-def _fake_build(tmp_path: Path) -> Path:
+def _fake_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The package's sources with what a build adds beside them: its manifest, and an empty
-    file for each extension and for the shared library (``choose`` only looks at them)."""
+    file for each extension and for the shared library (``choose`` only looks at them), the
+    folder first on the import path, as an installed package's is."""
+    monkeypatch.syspath_prepend(str(tmp_path))
     package = tmp_path / "card_envs"
     shutil.copytree(compiled.PACKAGE_DIR, package,
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.json"))
-    compiled.write_manifest(package, package)
+    compiled.write_manifest(package, compiled.source_digests(package))
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for module in compiled.MODULES:
         compiled.source_path(module, package).with_suffix(suffix).touch()
@@ -67,15 +69,17 @@ def _fake_build(tmp_path: Path) -> Path:
     return package
 
 
-def test_a_complete_build_of_the_sources_beside_it_is_chosen(tmp_path: Path) -> None:
-    package = _fake_build(tmp_path)
+def test_a_complete_build_of_the_sources_beside_it_is_chosen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = _fake_build(tmp_path, monkeypatch)
     assert compiled.choose(package) == ("compiled", [])
     assert compiled.choose(package, pure=True) == (
         f"plain Python ({compiled.PURE_PYTHON_ENV}=1)", [])
 
 
-def test_a_build_is_not_chosen_once_a_source_changed(tmp_path: Path) -> None:
-    package = _fake_build(tmp_path)
+def test_a_build_is_not_chosen_once_a_source_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = _fake_build(tmp_path, monkeypatch)
     for module in ("card_envs.core.engine", "card_envs.games.dogpile.engine"):
         source = compiled.source_path(module, package)
         source.write_text(source.read_text() + "# edited\n")
@@ -85,8 +89,9 @@ def test_a_build_is_not_chosen_once_a_source_changed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("missing", ["manifest", "an extension", "the shared library"])
-def test_an_incomplete_build_is_not_chosen(tmp_path: Path, missing: str) -> None:
-    package = _fake_build(tmp_path)
+def test_an_incomplete_build_is_not_chosen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
+    package = _fake_build(tmp_path, monkeypatch)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     gone = {"manifest": package / compiled.MANIFEST,
             "an extension": compiled.source_path(compiled.MODULES[-1], package).with_suffix(
@@ -94,6 +99,37 @@ def test_an_incomplete_build_is_not_chosen(tmp_path: Path, missing: str) -> None
             "the shared library": tmp_path / f"{compiled.GROUP}__mypyc{suffix}"}[missing]
     gone.unlink()
     assert compiled.choose(package) == ("plain Python (no compiled build installed)", [])
+
+
+def test_an_unreadable_manifest_counts_every_module_stale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = _fake_build(tmp_path, monkeypatch)
+    for damaged in ('{"modules": {"card_envs.core', '{"modules": []}', "{}"):
+        (package / compiled.MANIFEST).write_text(damaged)
+        build, stale = compiled.choose(package)
+        assert build.startswith("plain Python (stale") and stale == list(compiled.MODULES)
+
+
+@pytest.mark.parametrize("where", ["nowhere", "elsewhere first"])
+def test_a_build_whose_library_would_not_load_from_beside_it_is_not_chosen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """The extensions import their shared library by its top-level name: one that the import
+    path does not reach (an editable install relinked without it), or reaches elsewhere first,
+    is not the build's."""
+    package = _fake_build(tmp_path / "build", monkeypatch)
+    library = next((tmp_path / "build").glob(f"{compiled.GROUP}__mypyc.*"))
+    if where == "nowhere":
+        monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path / "build")])
+        monkeypatch.setattr(compiled, "library_origin", lambda: None)
+    else:
+        (tmp_path / "other").mkdir()
+        shutil.copy2(library, tmp_path / "other")
+        monkeypatch.syspath_prepend(str(tmp_path / "other"))
+    build, stale = compiled.choose(package)
+    assert build.startswith(f"plain Python ({compiled.GROUP}__mypyc would not load from beside "
+                            "the package") and not stale, build
+    if where == "elsewhere first":
+        assert str(tmp_path / "other") in build
 
 
 def test_this_process_runs_the_build_it_names() -> None:

@@ -38,8 +38,16 @@ CALLS: dict[str, Callable[[Engine], Any]] = {
     "check_invariants": lambda e: e.check_invariants(),
     "state_dict": lambda e: e.state_dict(),
     "resample_hidden": lambda e: e.resample_hidden(0, np.random.default_rng(0)),
-    # Last: the only call that changes the position.
+    # Last: the calls that change the position (after a step, truncate ends the episode).
     "step": lambda e: e.step(_first_legal(e) if e._dealt else 0),
+    "truncate": lambda e: e.truncate(),
+}
+#: Each game's own public methods that read the position (guarded as those above).
+GAME_CALLS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "memory_uno": {"hand_points": lambda e: e.hand_points(0)},
+    "dogpile": {"mask_for": lambda e: e.mask_for(0, np.empty(e.num_actions, np.int8))},
+    "deluxe_memory": {"reference_observation":
+                      lambda e: e.reference_observation(0, np.empty(e.layout.size, np.float32))},
 }
 
 
@@ -56,7 +64,7 @@ def _checked_step_of_any_answer(engine: Engine) -> None:
 
 def _assert_guarded(engine: Engine) -> None:
     assert not engine._dealt
-    for method, call in CALLS.items():
+    for method, call in {**GAME_CALLS.get(engine.name, {}), **CALLS}.items():
         with pytest.raises(RuntimeError) as err:
             call(engine)
         message = str(err.value)
@@ -66,7 +74,7 @@ def _assert_guarded(engine: Engine) -> None:
 
 def _assert_usable(engine: Engine) -> None:
     assert engine._dealt
-    for call in CALLS.values():
+    for call in {**GAME_CALLS.get(engine.name, {}), **CALLS}.values():
         call(engine)  # no guard left in the way, and the engine's own methods work
 
 

@@ -1258,9 +1258,10 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-memory-uno-observation-unguarded",
         area="core",
         path=MEMORY_UNO,
-        old=("    def observation(self, seat: int) -> np.ndarray:\n        if not self._dealt:\n"
-             "            self._not_dealt(\"observation\")\n"),
-        new="    def observation(self, seat: int) -> np.ndarray:\n",
+        old=("    def observation(self, seat: Any) -> np.ndarray:\n"
+             "        if type(seat) is not int or not self._dealt:\n"),
+        new=("    def observation(self, seat: Any) -> np.ndarray:\n"
+             "        if type(seat) is not int:\n"),
         tests=("tests/test_engine_guard.py::"
                "test_a_fresh_engine_refuses_every_guarded_method_naming_it_and_reset",),
         why="a game's own observation() reads a position that was never dealt",

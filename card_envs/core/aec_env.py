@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from mypy_extensions import mypyc_attr
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
@@ -72,6 +73,7 @@ def reset_first(method: str) -> RuntimeError:
     return RuntimeError(f"reset() must be called before {method}()")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a wrapper may subclass it (reward shaping)
 class CardAECEnv(ActionNames, AECEnv):
     """PettingZoo AEC view of a card-game engine (one class for every game).
 

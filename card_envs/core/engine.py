@@ -43,6 +43,16 @@ def integer_action(action: Any) -> int | None:
     return None
 
 
+def as_int(value: Any, what: str) -> int:
+    """``value`` as a Python int if it is an integer (Python or numpy: what ``np.flatnonzero``
+    hands back), else a ``TypeError`` naming ``what``. The engine methods a search calls take
+    numpy integers through it: the compiled build's ``int`` parameters would refuse them."""
+    checked = integer_action(value)
+    if checked is None:
+        raise TypeError(f"{what} must be a Python or numpy integer, got {value!r}")
+    return checked
+
+
 def check_count(name: str, value: Any, low: int = 1) -> int:
     """``value`` as an int if it is an integer (Python or numpy) of at least ``low``, else a
     ``ValueError`` naming ``name``: the package's one check of a count given from Python
@@ -128,7 +138,7 @@ class Engine:
     GUARDED_UNTIL_DEALT: ClassVar[tuple[str, ...]] = (
         "step", "legal_mask", "write_observation", "observation", "write_state",
         "state_array", "resample_hidden", "render_text", "result", "illegal_reason",
-        "is_legal", "checked_step", "check_invariants", "state_dict",
+        "is_legal", "checked_step", "check_invariants", "state_dict", "truncate",
     )
 
     num_actions: int
@@ -174,6 +184,13 @@ class Engine:
         if not dealt:
             self._mask_valid = False
 
+    def _seat_arg(self, seat: Any, method: str) -> int:
+        """The slow path of a method that reads a seat's view: the not-dealt guard, then the
+        seat as a Python int (a numpy integer, say)."""
+        if not self._dealt:
+            self._not_dealt(method)
+        return as_int(seat, "seat")
+
     def _not_dealt(self, method: str) -> NoReturn:
         """The error of a method of :attr:`GUARDED_UNTIL_DEALT` called before the first deal."""
         raise RuntimeError(f"{type(self).__name__}.{method}() called on an engine that has not "
@@ -205,14 +222,15 @@ class Engine:
         ``self._mask_valid`` is False; the base class sets the zeros when the episode ends."""
         raise NotImplementedError
 
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
-        """*game*: write what ``seat`` may know into ``out`` (float32, ``layout.size``)."""
+    def write_observation(self, seat: Any, out: np.ndarray) -> None:
+        """*game*: write what ``seat`` may know into ``out`` (float32, ``layout.size``). Start
+        with ``if type(seat) is not int or not self._dealt: seat = self._seat_arg(...)``."""
         raise NotImplementedError
 
-    def observation(self, seat: int) -> np.ndarray:
+    def observation(self, seat: Any) -> np.ndarray:
         """What ``seat`` may know, as a new array the caller owns (what the envs hand out)."""
-        if not self._dealt:
-            self._not_dealt("observation")
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "observation")
         out = np.empty(self.layout.size, dtype=np.float32)
         self.write_observation(seat, out)
         return out
@@ -324,10 +342,13 @@ class Engine:
         tenth of ``Generator.integers``' cost per episode, with a modulo bias below n / 2**64."""
         return self.rng.bit_generator.random_raw() % n
 
-    def step(self, action: int) -> None:
-        """Apply ``action`` (assumed legal: the envs check) and advance the episode."""
-        if not self._dealt:
-            self._not_dealt("step")
+    def step(self, action: Any) -> None:
+        """Apply ``action`` (assumed legal: the envs check; a Python or numpy integer) and
+        advance the episode."""
+        if type(action) is not int or not self._dealt:
+            if not self._dealt:
+                self._not_dealt("step")
+            action = as_int(action, "action")
         if self.pays_every_step:
             # In "win" mode only finish() pays, and no step follows it until reset() zeroes.
             self.rewards.fill(0.0)
@@ -344,6 +365,8 @@ class Engine:
     def truncate(self) -> None:
         """End the episode without a result (a step cap). Views that count steps the engine
         does not see (the Dogpile Parallel env's idle steps) call it too."""
+        if not self._dealt:
+            self._not_dealt("truncate")
         self.truncated = True
         self._clear_mask()
 
@@ -382,16 +405,15 @@ class Engine:
             raise IllegalActionError(f"{self.name}: the episode is over; call reset()")
         if not self.is_legal(action):
             raise IllegalActionError.of(action, self.illegal_reason(action))
-        self.step(integer_action(action))  # type: ignore[arg-type]
+        self.step(action)  # is_legal: an integer action
 
-    def illegal_reason(self, action: Any, seat: int | None = None,
+    def illegal_reason(self, action: Any, seat: Any = None,
                        mask: np.ndarray | None = None) -> str:
         """Why ``action`` is not ``seat``'s to play under ``mask`` (by default: the player to
         act and :meth:`legal_mask`; a simultaneous-move view passes each seat's own)."""
         if not self._dealt:
             self._not_dealt("illegal_reason")
-        if seat is None:
-            seat = self.current_player
+        seat = self.current_player if seat is None else as_int(seat, "seat")
         if mask is None:
             mask = self.legal_mask()
         legal = [self.action_names[a] for a in np.flatnonzero(mask)]
@@ -594,15 +616,15 @@ class CachedViewsEngine(Engine):
     def _finish_view(self, seat: int, out: np.ndarray) -> None:
         """*game*: the entries that change at every decision, written over a copy of the row."""
 
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
-        if not self._dealt:
-            self._not_dealt("write_observation")
+    def write_observation(self, seat: Any, out: np.ndarray) -> None:
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "write_observation")
         np.copyto(out, self._view(seat))
         self._finish_view(seat, out)
 
-    def observation(self, seat: int) -> np.ndarray:
-        if not self._dealt:
-            self._not_dealt("observation")
+    def observation(self, seat: Any) -> np.ndarray:
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "observation")
         out = self._view(seat).copy()
         self._finish_view(seat, out)
         return out

@@ -1089,8 +1089,10 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         self._views[seat, self._t0 + n + 1:self._r0] = vals
         self._seat_ver[seat] = self._ver
 
-    def reference_observation(self, seat: int, out: np.ndarray) -> None:
+    def reference_observation(self, seat: Any, out: np.ndarray) -> None:
         """The observation encoded from scratch (what write_observation's views must equal)."""
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "reference_observation")
         view = self.tracker.known[seat]
         held = self._held_cells(seat)
         if held:

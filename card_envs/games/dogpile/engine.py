@@ -916,9 +916,11 @@ class DogpileEngine(CachedViewsEngine):
             self._mask_valid = True
         return self._mask
 
-    def mask_for(self, seat: int, out: np.ndarray) -> np.ndarray:
+    def mask_for(self, seat: Any, out: np.ndarray) -> np.ndarray:
         """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog), into
         ``out``: an int8 array of ``num_actions``."""
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "mask_for")
         self._write_mask(seat, out.data)  # ``memoryview(out)``, typed (core.buffers)
         return out
 

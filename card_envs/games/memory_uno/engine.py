@@ -857,7 +857,10 @@ class MemoryUnoEngine(Engine):
         self._advance_window()
 
     # -- round and game end ----------------------------------------------------------------
-    def hand_points(self, seat: int) -> int:
+    def hand_points(self, seat: Any) -> int:
+        """The points of ``seat``'s hand (what the round would add to its total)."""
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "hand_points")
         base = seat * SLOTS
         return sum(POINTS_OF[c] for c in self.slots[base:base + SLOTS] if c >= 0)
 
@@ -953,14 +956,14 @@ class MemoryUnoEngine(Engine):
     # -- observations --------------------------------------------------------------------------
     # The gather indices are always in range; of ``take``'s modes "wrap" is the cheapest (a
     # fifth less than "clip"), and "raise" would buffer ``out``.
-    def write_observation(self, seat: int, out: np.ndarray) -> None:
-        if not self._dealt:
-            self._not_dealt("write_observation")
+    def write_observation(self, seat: Any, out: np.ndarray) -> None:
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "write_observation")
         self._src.take(self._gidx[seat], out=out, mode="wrap")
 
-    def observation(self, seat: int) -> np.ndarray:
-        if not self._dealt:
-            self._not_dealt("observation")
+    def observation(self, seat: Any) -> np.ndarray:
+        if type(seat) is not int or not self._dealt:
+            seat = self._seat_arg(seat, "observation")
         return self._src.take(self._gidx[seat], mode="wrap")
 
     def write_state(self, out: np.ndarray) -> None:
