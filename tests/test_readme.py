@@ -254,7 +254,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
         *(spec.engine_class() for spec in GAMES.values()),
     ]
     known = {n for ns in namespaces for n in dir(ns)} | set(game.config) | set(GAMES)
-    # Parameter names from the source: a compiled build's methods carry no Python signature.
+    # Parameter names from the source, the same whichever build runs.
     tree = ast.parse(compiled.source_path("card_envs.core.engine").read_text())
     known |= set(catalog.AREAS) | {a.arg for node in ast.walk(tree)
                                    if isinstance(node, ast.FunctionDef)
