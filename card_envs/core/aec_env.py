@@ -352,8 +352,7 @@ class CardAECEnv(ActionNames, AECEnv):
         self._has_reset = True
         self.agent_selection = self.possible_agents[self.engine.current_player]
 
-    def resample_hidden(self, agent: Any,
-                        rng: np.random.Generator | int | None = None) -> None:
+    def resample_hidden(self, agent: Any, rng: Any = None) -> None:
         """Redraw everything ``agent`` cannot know (a determinization), future chance included
         (see the engine's ``resample_hidden``); ``rng`` is a numpy Generator or a seed. The
         agent's own observation does not change."""
