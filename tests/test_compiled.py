@@ -23,10 +23,17 @@ needs_build = pytest.mark.skipif(
     reason="no compiled build in this checkout (`make build`)")
 
 
-def _run(code: str, *, pure: bool, path: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def build_environment(pure: bool) -> dict[str, str]:
+    """This process's environment for a subprocess that runs the sources (``pure``) or
+    whatever build it finds, whichever this process was asked to run."""
     env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
     if pure:
         env[compiled.PURE_PYTHON_ENV] = "1"
+    return env
+
+
+def _run(code: str, *, pure: bool, path: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = build_environment(pure)
     env["PYTHONPATH"] = str(path)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=path, env=env, timeout=300)
@@ -145,13 +152,10 @@ def test_this_process_runs_the_build_it_names() -> None:
 @pytest.mark.parametrize("pure", [False, True], ids=["compiled", "sources"])
 def test_each_build_replays_the_golden_playthroughs(pure: bool) -> None:
     """Both builds play every recorded game exactly as recorded (so, the same games)."""
-    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
-    if pure:
-        env[compiled.PURE_PYTHON_ENV] = "1"
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "tests/test_playthroughs.py"], capture_output=True, text=True, cwd=ROOT, env=env,
-        timeout=600)
+         "tests/test_playthroughs.py"], capture_output=True, text=True, cwd=ROOT,
+        env=build_environment(pure), timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     check = _run(REPORT, pure=pure)
     assert check.returncode == 0, check.stderr

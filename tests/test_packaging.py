@@ -15,6 +15,7 @@ import pytest
 
 import card_envs
 from card_envs import compiled
+from tests.test_compiled import build_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "card_envs")
@@ -32,9 +33,7 @@ def _build_wheel(tmp: Path, build: str) -> Path:
         else:
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, src / name)
-    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
-    if build == "sources":
-        env[compiled.PURE_PYTHON_ENV] = "1"
+    env = build_environment(pure=build == "sources")
     out = tmp / "dist"
     run = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
@@ -107,9 +106,8 @@ for game, spec in card_envs.GAMES.items():
             _, info = env.reset()
 print("ok")
 """
-    env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=300, env=env)
+                         cwd=tmp_path, timeout=300, env=build_environment(pure=False))
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
 
 

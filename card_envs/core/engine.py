@@ -184,12 +184,12 @@ class Engine:
         if not dealt:
             self._mask_valid = False
 
-    def _seat_arg(self, seat: Any, method: str) -> int:
-        """The slow path of a method that reads a seat's view: the not-dealt guard, then the
-        seat as a Python int (a numpy integer, say)."""
+    def _int_arg(self, value: Any, method: str, what: str = "seat") -> int:
+        """The slow path of a guarded method that takes a seat (or an action): the not-dealt
+        guard, then the value as a Python int (a numpy integer, say)."""
         if not self._dealt:
             self._not_dealt(method)
-        return as_int(seat, "seat")
+        return as_int(value, what)
 
     def _not_dealt(self, method: str) -> NoReturn:
         """The error of a method of :attr:`GUARDED_UNTIL_DEALT` called before the first deal."""
@@ -224,13 +224,13 @@ class Engine:
 
     def write_observation(self, seat: Any, out: np.ndarray) -> None:
         """*game*: write what ``seat`` may know into ``out`` (float32, ``layout.size``). Start
-        with ``if type(seat) is not int or not self._dealt: seat = self._seat_arg(...)``."""
+        with ``if type(seat) is not int or not self._dealt: seat = self._int_arg(...)``."""
         raise NotImplementedError
 
     def observation(self, seat: Any) -> np.ndarray:
         """What ``seat`` may know, as a new array the caller owns (what the envs hand out)."""
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "observation")
+            seat = self._int_arg(seat, "observation")
         out = np.empty(self.layout.size, dtype=np.float32)
         self.write_observation(seat, out)
         return out
@@ -346,9 +346,7 @@ class Engine:
         """Apply ``action`` (assumed legal: the envs check; a Python or numpy integer) and
         advance the episode."""
         if type(action) is not int or not self._dealt:
-            if not self._dealt:
-                self._not_dealt("step")
-            action = as_int(action, "action")
+            action = self._int_arg(action, "step", "action")
         if self.pays_every_step:
             # In "win" mode only finish() pays, and no step follows it until reset() zeroes.
             self.rewards.fill(0.0)
@@ -618,13 +616,13 @@ class CachedViewsEngine(Engine):
 
     def write_observation(self, seat: Any, out: np.ndarray) -> None:
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "write_observation")
+            seat = self._int_arg(seat, "write_observation")
         np.copyto(out, self._view(seat))
         self._finish_view(seat, out)
 
     def observation(self, seat: Any) -> np.ndarray:
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "observation")
+            seat = self._int_arg(seat, "observation")
         out = self._view(seat).copy()
         self._finish_view(seat, out)
         return out

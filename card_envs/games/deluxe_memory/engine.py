@@ -1092,7 +1092,7 @@ class DeluxeMemoryEngine(CachedViewsEngine):
     def reference_observation(self, seat: Any, out: np.ndarray) -> None:
         """The observation encoded from scratch (what write_observation's views must equal)."""
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "reference_observation")
+            seat = self._int_arg(seat, "reference_observation")
         view = self.tracker.known[seat]
         held = self._held_cells(seat)
         if held:

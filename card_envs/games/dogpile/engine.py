@@ -292,13 +292,12 @@ class DogpileEngine(CachedViewsEngine):
         self.face_up = np.zeros(NUM_SLOTS, dtype=bool)
         #: Mask templates kept current as slots fill and empty: a free dog's digs (+ wait)
         #: and the spots of a dog with a bone in motion (+ wait; a digging dog adds keep).
-        #: ``occupied`` and ``empty`` are views into them, so one write updates both.
+        #: ``occupied`` and ``empty`` are views into them (``_bind_views``), so one write
+        #: updates both. Every slot starts empty.
         self._dig_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._place_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._dig_mask[WAIT] = self._place_mask[WAIT] = 1
-        self.occupied = self._dig_mask[DIG:DOWN]
-        self.empty = self._place_mask[DOWN:UP]
-        self.empty.fill(1)
+        self._place_mask[DOWN:UP] = 1
         self.paws = np.full((n, PAWS), -1, dtype=np.int16)
         self.held = np.full(n, -1, dtype=np.int16)
         self.group_flag = np.zeros(NUM_SLOTS, dtype=np.float32)
@@ -920,7 +919,7 @@ class DogpileEngine(CachedViewsEngine):
         """Legal actions of ``seat`` were it to act now (the Parallel env asks every dog), into
         ``out``: an int8 array of ``num_actions``."""
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "mask_for")
+            seat = self._int_arg(seat, "mask_for")
         self._write_mask(seat, out.data)  # ``memoryview(out)``, typed (core.buffers)
         return out
 

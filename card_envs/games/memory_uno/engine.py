@@ -860,7 +860,7 @@ class MemoryUnoEngine(Engine):
     def hand_points(self, seat: Any) -> int:
         """The points of ``seat``'s hand (what the round would add to its total)."""
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "hand_points")
+            seat = self._int_arg(seat, "hand_points")
         base = seat * SLOTS
         return sum(POINTS_OF[c] for c in self.slots[base:base + SLOTS] if c >= 0)
 
@@ -958,12 +958,12 @@ class MemoryUnoEngine(Engine):
     # fifth less than "clip"), and "raise" would buffer ``out``.
     def write_observation(self, seat: Any, out: np.ndarray) -> None:
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "write_observation")
+            seat = self._int_arg(seat, "write_observation")
         self._src.take(self._gidx[seat], out=out, mode="wrap")
 
     def observation(self, seat: Any) -> np.ndarray:
         if type(seat) is not int or not self._dealt:
-            seat = self._seat_arg(seat, "observation")
+            seat = self._int_arg(seat, "observation")
         return self._src.take(self._gidx[seat], mode="wrap")
 
     def write_state(self, out: np.ndarray) -> None:
