@@ -12,7 +12,7 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure mutation lint bench clean
+.PHONY: run demo build test test-pure mutation lint bench docs docs-serve clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PIP_FLAGS) torch==2.13.0
 	rm -f $(MANIFEST)  # this install links the sources: the build below runs again
-	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench]"
+	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench,docs]"
 	touch $@
 
 # mypy (and so mypyc) and setuptools are in .venv: no isolated build environment is needed.
@@ -54,7 +54,17 @@ lint: $(VENV)/.installed
 bench: build
 	$(PY) benchmarks/throughput.py
 
+# The documentation site (mkdocs.yml) into site/: offline, and strict, so a broken link, anchor
+# or API cross-reference, or a page missing from the nav, fails it. The game pages' tables are
+# generated from the engines (docs/_hooks/game_pages.py), which run as plain Python here.
+DOCS_ENV := CARD_ENVS_PURE_PYTHON=1 NO_MKDOCS_2_WARNING=1
+docs: $(VENV)/.installed
+	$(DOCS_ENV) $(VENV)/bin/mkdocs build --strict
+
+docs-serve: $(VENV)/.installed
+	$(DOCS_ENV) $(VENV)/bin/mkdocs serve
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info $(MANIFEST)
+	rm -rf $(VENV) build dist site *.egg-info $(MANIFEST)
 	find card_envs -name '*.so' -delete -o -name '*.pyd' -delete
 	rm -f card_envs_native__mypyc.*

@@ -1,5 +1,7 @@
-"""The docs match the code: the README's examples run as written (the training one with fewer
-steps), and its sizes and each RULES.md's observation fields are the envs' real ones."""
+"""The docs match the code: the documented sizes (README.md's and docs/games/index.md's games
+tables, each entry module's docstring), each RULES.md's observation fields, actions and
+options, and the figures the pages give are the envs' real ones. The examples themselves are
+run by tests/test_docs_examples.py."""
 
 from __future__ import annotations
 
@@ -10,20 +12,10 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-
-
-def test_readme_has_examples() -> None:
-    assert len(BLOCKS) >= 2
-
-
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index: int) -> None:
-    import torch
-
-    torch.set_num_threads(1)
-    code = BLOCKS[index].replace("model.learn(50_000)", "model.learn(64)")
-    exec(compile(code, f"README example {index}", "exec"), {})
+DOCS = README.parent / "docs"
+GAMES_MD = DOCS / "games" / "index.md"
+GETTING_STARTED_MD = DOCS / "getting-started.md"
+DEVELOPMENT_MD = DOCS / "development.md"
 
 
 def _formula(text: str, n: int) -> int:
@@ -40,18 +32,27 @@ def _player_counts(game: str) -> tuple[int, ...]:
     return tuple(GAMES[game].engine_class().OPTIONS["num_players"].choices)
 
 
-GAME_ROWS = [[cell.strip() for cell in line.strip().strip("|").split("|")]
-             for line in README.read_text().splitlines() if line.startswith("| ")]
+def _table_rows(path: Path) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in path.read_text().splitlines() if line.startswith("| ")]
+
+
+#: game | module | Gymnasium id | players | actions | observation | ... (README: rules; the
+#: games page: main options)
+GAME_ROWS = _table_rows(README)
+INDEX_ROWS = _table_rows(GAMES_MD)
 
 
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
 def test_documented_sizes_match_the_envs(game: str) -> None:
-    """The README's games table and each module's docstring give the real action and
-    observation sizes for every supported player count: users size their networks from them."""
+    """The README's and the games page's tables and each module's docstring give the real
+    action and observation sizes for every supported player count: users size their networks
+    from them."""
     import importlib
 
     module = importlib.import_module(f"card_envs.{game}_v0")
-    row = next(r for r in GAME_ROWS if r[1].startswith(f"`card_envs.{game}_v0`"))
+    rows = [next(r for r in table if r[1].startswith(f"`card_envs.{game}_v0`"))
+            for table in (GAME_ROWS, INDEX_ROWS)]
     shape = re.search(r'"observation": \(([^,]+),\), "action_mask": \(([^,]+),\)',
                       module.__doc__ or "")
     assert shape, f"{game}: no observation shape line in the module docstring"
@@ -59,8 +60,9 @@ def test_documented_sizes_match_the_envs(game: str) -> None:
         env = module.raw_env(num_players=n)
         obs_size = env.observation_space("player_0")["observation"].shape[0]
         num_actions = env.action_space("player_0").n
-        assert _formula(row[5], n) == obs_size, (game, n, row[5])
-        assert _formula(row[4], n) == num_actions, (game, n, row[4])
+        for row in rows:
+            assert _formula(row[5], n) == obs_size, (game, n, row[5])
+            assert _formula(row[4], n) == num_actions, (game, n, row[4])
         assert _formula(shape.group(1), n) == obs_size, (game, n, shape.group(1))
         assert _formula(shape.group(2), n) == num_actions, (game, n, shape.group(2))
 
@@ -112,12 +114,12 @@ def test_rules_md_documents_every_action_family(game: str) -> None:
 
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
 def test_every_game_option_is_documented(game: str) -> None:
-    """Each option a game's config accepts is explained in its RULES.md and listed in the
-    README's games table (``num_players`` has its own column there)."""
+    """Each option a game's config accepts is explained in its RULES.md and listed in the games
+    page's table (``num_players`` has its own column there)."""
     from card_envs.games import GAMES
 
     text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
-    row = next(r for r in GAME_ROWS if r[1].startswith(f"`card_envs.{game}_v0`"))
+    row = next(r for r in INDEX_ROWS if r[1].startswith(f"`card_envs.{game}_v0`"))
     options = GAMES[game].engine_class().OPTIONS
     assert [o for o in options if not re.search(rf"`{o}\b", text)] == []
     assert [o for o in options if o != "num_players" and f"`{o}`" not in row[6]] == []
@@ -144,14 +146,17 @@ def test_training_md_gives_the_trainers_ppo_defaults() -> None:
 
 
 def test_docs_name_the_games_with_derived_features() -> None:
-    """The README's layout and docs/training.md name exactly the games that have a
-    features.py (``features: derived``), not "the memory games" (Memory-Uno has none)."""
+    """The layout (docs/development.md), the games page and docs/training.md name exactly the
+    games that have a features.py (``features: derived``), not "the memory games" (Memory-Uno
+    has none)."""
     from card_envs.games import GAMES
 
     with_features = {spec.title for spec in GAMES.values() if spec.features}
-    readme = " ".join(README.read_text().split())
+    layout = " ".join(DEVELOPMENT_MD.read_text().split())
+    games = " ".join(GAMES_MD.read_text().split())
     training = " ".join(TRAINING_MD.read_text().split())
-    for text, pattern in ((readme, r"derived policy inputs, for ([^)]*)\)"),
+    for text, pattern in ((layout, r"derived policy inputs, for ([^)]*)\)"),
+                          (games, r"Games with derived policy features: ([^(.]*?) ?[(.]"),
                           (training, r"Games with derived features: ([^(.]*?) ?[(.]")):
         found = re.search(pattern, text)
         assert found, pattern
@@ -162,7 +167,7 @@ def test_docs_name_the_games_with_derived_features() -> None:
 
 
 def test_train_and_dev_extras_run_the_tests() -> None:
-    """The README: ``.[train,dev]`` installs what the tests import (``.[dev]`` alone does not:
+    """Getting started: ``.[train,dev]`` installs what the tests import (``.[dev]`` alone does not:
     they import torch, SB3 and ``training``); what else they import, they skip without."""
     import ast
     import sys
@@ -194,24 +199,24 @@ def test_train_and_dev_extras_run_the_tests() -> None:
     assert not missing, sorted(missing)
 
 
-#: Seeded resets per opponent kind for the README's redeal figures: enough that a figure off
+#: Seeded resets per opponent kind for the documented redeal figures: enough that a figure off
 #: by more than the tolerance below (about three standard errors) is a real change.
 REDEAL_RESETS = {"memory_uno": 5000}
 
 
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
-def test_readme_gives_the_share_of_deals_the_gym_env_throws_away(game: str) -> None:
-    """The README's figures for the deals the Gymnasium env deals again (``info["redeals"]``:
-    the episode ended before the learner's first decision), which win rates measured through
-    that env leave out: 4-player Memory-Uno's with random and with heuristic opponents and a
-    random learner seat, and none in the other games."""
+def test_docs_give_the_share_of_deals_the_gym_env_throws_away(game: str) -> None:
+    """docs/getting-started.md's figures for the deals the Gymnasium env deals again
+    (``info["redeals"]``: the episode ended before the learner's first decision), which win
+    rates measured through that env leave out: 4-player Memory-Uno's with random and with
+    heuristic opponents and a random learner seat, and none in the other games."""
     from card_envs.core.gym_env import CardGymEnv
 
-    text = " ".join(README.read_text().split())
+    text = " ".join(GETTING_STARTED_MD.read_text().split())
     found = re.search(r"([\d.]+)% of 4-player Memory-Uno deals with random opponents and a "
                       r"random learner seat, ([\d.]+)% with heuristic ones, none in the other "
                       r"games", text)
-    assert found, "the README no longer gives the Gym env's redeal figures"
+    assert found, "docs/getting-started.md no longer gives the Gym env's redeal figures"
     documented = {"random": float(found.group(1)), "heuristic": float(found.group(2))}
     tolerance = {"random": 1.7, "heuristic": 0.5}  # percentage points
     resets = REDEAL_RESETS.get(game, 1000)

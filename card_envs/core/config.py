@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+#: A value no option's check accepts (see :meth:`Option.allowed`).
+_NO_VALUE = object()
+
 
 @dataclass(frozen=True)
 class Option:
@@ -29,6 +32,16 @@ class Option:
     choices: tuple[Any, ...] | None = None
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
     needs: tuple[str, Any] | None = None
+
+    def allowed(self) -> str:
+        """What the option accepts, in words: its choices, or what its check says it allows
+        (every check describes the values it allows when it refuses one, so it is asked about
+        a value none accepts). For documentation: the docs site's option tables."""
+        if self.choices is not None:
+            return ", ".join(repr(c) for c in self.choices)
+        if self.check is not None:
+            return self.check(_NO_VALUE) or "any value"
+        return "any value"
 
     def validate(self, key: str, value: Any) -> Any:
         if self.choices is not None:
