@@ -40,8 +40,8 @@ def test_the_pages_have_examples() -> None:
 def test_every_python_example_runs(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = page.read_text(encoding="utf-8")
     for action, reason in SKIP.findall(text):
-        assert action != "next" or reason.strip().strip('"'), (
-            f"{_page_id(page)}: a 'skip: next' with no reason; say why the block cannot run")
+        assert action == "end" or reason.strip().strip("\"'"), (
+            f"{_page_id(page)}: a 'skip: {action}' with no reason; say why the block cannot run")
     if not FENCE.search(text):
         return
     torch = pytest.importorskip("torch")
@@ -57,3 +57,8 @@ def test_every_python_example_runs(page: Path, monkeypatch: pytest.MonkeyPatch) 
             example.evaluate()
         except SkipTest:
             continue
+        except Exception as error:
+            raise AssertionError(
+                f"{_page_id(page)}, line {example.line}: this example fails ({error!r}). A block "
+                f"that cannot run in the tests (a library they lack, a GPU, a long run) is opted "
+                f"out on the line above its fence: <!-- skip: next \"why\" -->") from error
