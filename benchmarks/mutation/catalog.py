@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The catalog's grouping (``run.py --area``).
-AREAS = ("roy", "memory_uno", "mega_memory", "deluxe_memory", "dogpile", "core", "training")
+AREAS = ("roy", "memory_uno", "mega_memory", "deluxe_memory", "dogpile", "core", "training",
+         "docs")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
 CHECKPOINT = "training/checkpoint.py"
 TRAINING_CONFIG = "training/config.py"
+GAME_PAGES = "docs/_hooks/game_pages.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1463,5 +1465,42 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_training.py::"
                "test_the_step_0_checkpoint_comes_before_the_step_0_evaluation",),
         why="a kill during the first evaluation loses the warm start",
+    ),
+    # -- docs: the generated game pages ------------------------------------------------------------
+    Mutant(
+        id="docs-options-table-drops-common-options",
+        area="docs",
+        path=GAME_PAGES,
+        old="get_game(name).engine_class().options().items()",
+        new="get_game(name).engine_class().OPTIONS.items()",
+        tests=("tests/test_docs_site.py::test_game_page_options_are_the_engines",),
+        why="a game page lists the game's own options but not memory, reward and max_steps",
+    ),
+    Mutant(
+        id="docs-observation-offsets-of-another-player-count",
+        area="docs",
+        path=GAME_PAGES,
+        old="    for field, sl in layouts[default].slices.items():\n",
+        new="    for field, sl in layouts[counts[-1]].slices.items():\n",
+        tests=("tests/test_docs_site.py::test_game_page_observation_and_actions_are_the_engines",),
+        why="the offsets shown are the largest table's, not the default player count's",
+    ),
+    Mutant(
+        id="docs-rules-headings-not-demoted",
+        area="docs",
+        path=GAME_PAGES,
+        old='    return re.sub(r"^(#+) ", r"#\\1 ", text, flags=re.M)\n',
+        new="    return text\n",
+        tests=("tests/test_docs_site.py::test_game_page_holds_the_card_and_the_whole_rules",),
+        why="RULES.md's title becomes a second page title, its sections siblings of the tables",
+    ),
+    Mutant(
+        id="docs-option-allowed-ignores-the-check",
+        area="docs",
+        path=CONFIG,
+        old='            return self.check(_NO_VALUE) or "any value"\n',
+        new='            return "any value"\n',
+        tests=("tests/test_docs_site.py::test_option_allowed_says_what_validate_accepts",),
+        why="an option with a range check is documented as taking anything",
     ),
 )
