@@ -10,7 +10,7 @@
 | Action values | Discrete(167) |
 | Observation shape | `{"observation": (1257 + 87n,), "action_mask": (167,)}` (1518 for 3 dogs) |
 | Observation values | [0, 1] (totals in [0, 3], last round's loot in [0, 2]) |
-| Rewards | +1 / -1 (ties split) at the end of the game (`reward="score"`: each round's loot) |
+| Rewards | +1 / -1 (ties split) at the end of the game (`reward="score"`: each round's loot); an illegal move: -1 to the offender, the episode ends (`illegal_action="error"` raises) |
 | Variants | `num_players` 2-6, `ticks_per_second`, `round_seconds`, `tick_order`, `shuffler_sees_bones`, `ace_high_straight`, `sniff`, `memory` |
 
 Rules and every interpretation: `card_envs/games/dogpile/RULES.md`.
@@ -48,6 +48,7 @@ Usage::
 
 from typing import Any
 
+from card_envs.core.conventions import DEFAULT_ILLEGAL_ACTION
 from card_envs.core.registration import aec_constructors, gym_constructor
 from card_envs.games.dogpile.parallel import DogpileParallelEnv
 
@@ -55,11 +56,13 @@ env, raw_env = aec_constructors("dogpile")
 gym_env = gym_constructor("dogpile")
 
 
-def parallel_env(render_mode: str | None = None, illegal_action: str = "void",
+def parallel_env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  **config: Any) -> DogpileParallelEnv:
     """All dogs act at once each tick (PettingZoo Parallel API). Keyword args: game options.
-    ``illegal_action``: "void" turns an action its agent's mask did not allow into ``wait``
-    (``infos[agent]["voided"]``); "error" raises ``IllegalActionError``."""
+    ``illegal_action``, for an action its agent's mask did not allow: "penalty" (the default,
+    as ``env()``) ends the episode with -1 to each offender and an ``IllegalActionWarning``;
+    "void" turns it into ``wait`` (``infos[agent]["voided"]``); "error" raises
+    ``IllegalActionError``."""
     return DogpileParallelEnv(render_mode=render_mode, illegal_action=illegal_action, **config)
 
 

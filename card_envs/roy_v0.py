@@ -10,7 +10,7 @@
 | Action values | Discrete(70) |
 | Observation shape | `{"observation": (198 + 20n,), "action_mask": (70,)}` |
 | Observation values | [0, 1] (scores in [0, 1 + 52/target]) |
-| Rewards | +1 / -1 at the end of the episode, a hand or a game (`reward="score"`: each hand's points when it is scored) |
+| Rewards | +1 / -1 at the end of the episode, a hand or a game (`reward="score"`: each hand's points when it is scored); an illegal move: -1 to the offender, the episode ends (`illegal_action="error"` raises) |
 | Variants | `num_players` 2-4, `episode` hand/game, `target_score`, `draw_when_able`, `first_dealer`, `memory` |
 
 Rules and every interpretation: `card_envs/games/roy/RULES.md`.

@@ -28,7 +28,6 @@ VARIANT_IDS = [f"{g}-" + "-".join(f"{k}={v}" for k, v in c.items()) for g, c in 
 @pytest.fixture(autouse=True)
 def _quiet_known_warnings():
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"reset option\(s\)")
         # api_test's generic advice for Dict observations; PettingZoo's classic envs get it too.
         warnings.filterwarnings("ignore", message="Observation space for each agent probably")
         warnings.filterwarnings("ignore", message="Observation is not a NumPy array")

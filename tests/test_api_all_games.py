@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import warnings
 
 import gymnasium
 import numpy as np
@@ -13,6 +14,7 @@ from pettingzoo.test import api_test, seed_test
 import card_envs
 from card_envs.agents import RandomAgent
 from card_envs.core.aec_env import IllegalActionError
+from card_envs.core.conventions import IllegalActionWarning
 from card_envs.games import GAMES, make_engine
 from tests.conftest import VARIANT_IDS, VARIANTS
 from tests.leak_check import assert_no_seat_sees_resampling
@@ -83,18 +85,30 @@ def test_registries(game: str) -> None:
         assert set(observations) == set(penv.agents)
 
 
-@pytest.mark.parametrize("game", GAME_NAMES)
-def test_gymnasium_and_sb3_env_checkers(game: str) -> None:
+#: Every Gymnasium id this package registers (a new or versioned id is checked too).
+GYM_IDS = sorted(i for i in gymnasium.registry if i.startswith("card_envs/"))
+
+
+def test_every_game_is_registered_with_gymnasium() -> None:
+    assert {GAMES[g].gym_id for g in GAME_NAMES} <= set(GYM_IDS)
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_gymnasium_and_sb3_env_checkers(gym_id: str) -> None:
+    """The two checks every Gymnasium user runs first, exactly as they run them: the
+    registered id with no arguments. Both step uniformly sampled (mostly illegal) actions,
+    which the default ends as illegal moves; that warning is the only one allowed."""
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
-    from card_envs.core.gym_env import CardGymEnv
-
-    # Both checkers step uniformly sampled (mostly illegal) actions, so they run in the
-    # "penalty" mode, where an illegal action ends the episode instead of raising.
-    gym_check(CardGymEnv(game, opponent="random", illegal_action="penalty"),
-              skip_render_check=True)
-    sb3_check(CardGymEnv(game, opponent="heuristic", illegal_action="penalty"), warn=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gym_check(gymnasium.make(gym_id).unwrapped)
+        sb3_check(gymnasium.make(gym_id))
+    others = [f"{w.category.__name__}: {w.message}" for w in caught
+              if not issubclass(w.category, IllegalActionWarning)]
+    assert others == []
+    assert any(issubclass(w.category, IllegalActionWarning) for w in caught)
 
 
 @pytest.mark.parametrize(("game", "config"), VARIANTS, ids=VARIANT_IDS)
@@ -348,7 +362,7 @@ def test_bad_config_and_actions_raise_clearly(game: str) -> None:
         env_fn(num_players=99)
     with pytest.raises(ValueError, match="memory"):
         env_fn(memory="sometimes")
-    env = env_fn()
+    env = env_fn(illegal_action="error")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     env.reset(seed=0)
@@ -363,16 +377,38 @@ def test_bad_config_and_actions_raise_clearly(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
+def test_an_illegal_move_ends_the_episode_by_default(game: str) -> None:
+    """PettingZoo classic's convention is the default: -1 to the offender, 0 to the others,
+    every seat terminated (not truncated), one warning, the reason in every seat's info."""
+    env = _env_module(game).env()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0]) if not mask.all() else env.engine.num_actions
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.step(bad)
+        for _ in env.agent_iter():
+            env.step(None)
+    assert [w.category for w in caught] == [IllegalActionWarning]
+    assert "Illegal move made" in str(caught[0].message)
+    assert caught[0].filename == __file__  # attributed to the line that stepped
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_illegal_action_penalty_mode(game: str) -> None:
     env = _env_module(game).env(illegal_action="penalty")
     env.reset(seed=0)
     agent = env.agent_selection
     mask = env.observe(agent)["action_mask"]
     bad = int(np.flatnonzero(mask == 0)[0]) if not mask.all() else env.engine.num_actions
-    env.step(bad)
-    assert all(env.terminations.values())
+    with pytest.warns(IllegalActionWarning):
+        env.step(bad)
+    assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env._cumulative_rewards[agent] == -1.0
     assert all(v == 0.0 for a, v in env._cumulative_rewards.items() if a != agent)
+    assert all(info["illegal_action"] == env.engine.illegal_reason(bad)
+               for info in env.infos.values())
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -415,7 +451,12 @@ def test_penalty_replaces_what_the_offender_earned_since_its_last_step() -> None
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     agent = env.agent_selection
     env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-    assert env._cumulative_rewards[agent] == -1.0 and env.last()[1] == -1.0
+    assert env._cumulative_rewards[agent] == -1.0
+    finals = {}
+    for seat in env.agent_iter():
+        finals[seat] = env.last()[1]
+        env.step(None)
+    assert finals[agent] == -1.0
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)

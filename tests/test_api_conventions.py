@@ -13,6 +13,7 @@ import torch
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.agents import Agent, RandomAgent, make_agent
+from card_envs.core.conventions import IllegalActionWarning
 from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, NotAnActionError
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.games import GAMES, make_engine
@@ -73,15 +74,26 @@ def test_int_enum_members_are_actions() -> None:
 def test_non_integer_actions_are_refused_by_name(bad: object) -> None:
     """Bools (a 0-d bool array too), floats and other shapes are not actions: ``True`` silently
     meaning 1 would hide a bug in the caller."""
-    env = _env_module("memory_uno").env(num_players=2)
+    env = _env_module("memory_uno").env(num_players=2, illegal_action="error")
     env.reset(seed=0)
     assert env.observe(env.agent_selection)["action_mask"][1]  # 1 is legal: not the complaint
     with pytest.raises(NotAnActionError, match="not an integer action"):
         env.step(bad)
-    genv = CardGymEnv("memory_uno", num_players=2)
+    genv = CardGymEnv("memory_uno", num_players=2, illegal_action="error")
     genv.reset(seed=0)
     with pytest.raises(NotAnActionError, match="not an integer action"):
         genv.step(bad)
+    # By default it is an illegal move like any other: the episode ends, the reason is named.
+    env = _env_module("memory_uno").env(num_players=2)
+    env.reset(seed=0)
+    with pytest.warns(IllegalActionWarning):
+        env.step(bad)
+    assert "not an integer action" in env.infos["player_0"]["illegal_action"]
+    genv = CardGymEnv("memory_uno", num_players=2)
+    genv.reset(seed=0)
+    with pytest.warns(IllegalActionWarning):
+        *_, info = genv.step(bad)
+    assert "not an integer action" in info["illegal_action"]
     # Still an illegal action (the old type), and a TypeError, like an agent's wrong answer.
     assert issubclass(NotAnActionError, IllegalActionError)
     assert issubclass(NotAnActionError, TypeError)
@@ -222,6 +234,31 @@ def test_reset_options_that_are_not_a_dict_are_named() -> None:
     env = views[0]
     env.reset(seed=0, options={"deck": deck})
     assert env.engine.state_dict()["fields"]["num_steps"] == 0
+
+
+def test_a_misspelt_reset_option_is_an_error_like_a_misspelt_env_option() -> None:
+    """``reset(options={"dek": ...})`` was a warning and a normal deal: the stacked deck the
+    caller meant was silently not used. Every view now refuses it, naming the key, the look-
+    alike and the allowed keys, before anything is dealt or reseeded."""
+    deck = " ".join(f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK")
+    aec, gym = _env_module("roy").env(), CardGymEnv("roy")
+    views = [aec, gym, _env_module("dogpile").parallel_env()]
+    for env in views:
+        env.reset(seed=0)
+        before = json.dumps(env.engine.state_dict())
+        for bad, hint in (({"dek": deck}, r" \(did you mean 'deck'\?\)"), ({"seed": 1}, ""),
+                          ({"deck": deck, 3: 1}, ""), ({"options": {"deck": deck}}, "")):
+            key = repr(next(k for k in bad if k != "deck"))
+            with pytest.raises(ValueError, match=rf"^unknown reset option {key}{hint}; "
+                                                 r"allowed options: 'deck'$"):
+                env.reset(seed=1, options=bad)
+            assert json.dumps(env.engine.state_dict()) == before
+    # PettingZoo's api_test checks the signature with options={"options": 1}: still accepted.
+    for env in (aec, views[2]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env.reset(seed=0, options={"options": 1})
+    gym.reset(seed=0, options={})
 
 
 @pytest.mark.parametrize("bad, error", [(True, TypeError), (1.5, TypeError), ("7", TypeError),

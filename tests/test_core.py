@@ -484,16 +484,20 @@ def test_gym_env_opponent_list_is_in_seat_order_skipping_the_learner(learner_sea
 
 def test_gym_env_illegal_action_modes() -> None:
     from card_envs.core.aec_env import IllegalActionError
+    from card_envs.core.conventions import IllegalActionWarning
 
-    env = CardGymEnv("roy")
+    env = CardGymEnv("roy", illegal_action="error")
     obs, info = env.reset(seed=0)
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match="not legal"):
         env.step(bad)
-    env = CardGymEnv("roy", illegal_action="penalty")
+    env = CardGymEnv("roy")  # "penalty", PettingZoo classic's convention, is the default
     obs, info = env.reset(seed=0)
-    obs, r, term, trunc, info = env.step(bad)
-    assert r == -1.0 and term and "illegal_action" in info
+    with pytest.warns(IllegalActionWarning, match="Illegal move made"):
+        obs, r, term, trunc, info = env.step(bad)
+    assert r == -1.0 and term and not trunc and "not legal" in info["illegal_action"]
+    with pytest.raises(RuntimeError, match="finished episode"):
+        env.step(bad)
 
 
 def test_maskable_ppo_learns_a_few_thousand_steps_and_plays_as_an_opponent(tmp_path) -> None:

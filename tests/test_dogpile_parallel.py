@@ -12,6 +12,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 from card_envs import dogpile_v0
 from card_envs.core.aec_env import IllegalActionError
 from card_envs.core.cards import card_id
+from card_envs.core.conventions import IllegalActionWarning
 from card_envs.games.dogpile.engine import BURY, DIG, DOWN, KEEP, PLAY, UP, WAIT
 from tests.test_dogpile_rules import stacked
 
@@ -24,9 +25,12 @@ SHORT = {"ticks_per_second": 1, "round_seconds": (4, 3, 2)}
                                      **SHORT}])
 def test_pettingzoo_parallel_api_and_seed(config: dict) -> None:
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"reset option\(s\)")
+        # The seed test samples without masks: under the default, its episodes end at once.
+        warnings.simplefilter("ignore", IllegalActionWarning)
         parallel_api_test(dogpile_v0.parallel_env(**config), num_cycles=400)
         parallel_seed_test(lambda: dogpile_v0.parallel_env(**config), num_cycles=200)
+        parallel_seed_test(lambda: dogpile_v0.parallel_env(illegal_action="void", **config),
+                           num_cycles=200)
         # The api test samples within the masks: every action it sends is legal.
         parallel_api_test(dogpile_v0.parallel_env(illegal_action="error", **config),
                           num_cycles=400)
@@ -98,8 +102,11 @@ def test_parallel_agrees_with_aec_without_conflicts(config: dict) -> None:
         assert all(aec.terminations.values()) or all(aec.truncations.values())
 
 
-def _start(**config) -> tuple:
-    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), **config)
+def _start(illegal_action: str = "void", **config) -> tuple:
+    """A short game on a stacked deck; in the "void" mode unless told (these tests are about
+    fumbles and idle steps, which play on)."""
+    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2),
+                                  illegal_action=illegal_action, **config)
     obs, _ = par.reset(seed=0, options={"deck": stacked({5: "KH", 6: "QH"})})
     return par, obs
 
@@ -171,8 +178,40 @@ def test_illegal_action_error_mode_between_rounds() -> None:
 
 
 def test_illegal_action_mode_is_checked() -> None:
-    with pytest.raises(ValueError, match="'illegal_action': allowed values are 'void', 'error'"):
-        dogpile_v0.parallel_env(illegal_action="penalty")
+    with pytest.raises(ValueError, match="'illegal_action': allowed values are 'penalty', "
+                                         "'void', 'error'"):
+        dogpile_v0.parallel_env(illegal_action="raise")
+
+
+def test_an_illegal_action_ends_the_episode_by_default_before_any_dog_moves() -> None:
+    """The AEC env's convention, for a simultaneous step: each offender gets -1 and says why,
+    the others 0, every dog is terminated, and nothing has moved (player_0 would dig)."""
+    par, _ = _start(illegal_action=dogpile_v0.parallel_env().illegal_action)
+    before = json.dumps(par.engine.state_dict())
+    with pytest.warns(IllegalActionWarning, match="Illegal move made"):
+        obs, rew, term, trunc, infos = par.step({"player_0": 5, "player_1": KEEP,
+                                                 "player_2": "x"})
+    assert rew == {"player_0": 0.0, "player_1": -1.0, "player_2": -1.0}
+    assert all(term.values()) and not any(trunc.values()) and par.agents == []
+    assert "illegal_action" not in infos["player_0"]
+    assert "keep" in infos["player_1"]["illegal_action"]
+    assert "not an integer action" in infos["player_2"]["illegal_action"]
+    assert json.dumps(par.engine.state_dict()) == before
+    assert not any(o["action_mask"].any() for o in obs.values())
+    with pytest.raises(RuntimeError, match="no live agents"):
+        par.step({})
+    obs, _ = par.reset(seed=0)
+    assert all(o["action_mask"].any() for o in obs.values())
+
+
+def test_between_rounds_a_dog_that_does_not_decide_must_wait_under_the_penalty() -> None:
+    par, _ = _start(illegal_action="penalty", sniff="required")
+    while par.engine.phase == PLAY:
+        par.step(dict.fromkeys(par.agents, WAIT))
+    with pytest.warns(IllegalActionWarning):
+        _, rew, term, _, infos = par.step({"player_0": 3, "player_1": 3, "player_2": WAIT})
+    assert rew == {"player_0": 0.0, "player_1": -1.0, "player_2": 0.0} and all(term.values())
+    assert "legal: wait" in infos["player_1"]["illegal_action"]
 
 
 def test_a_spot_freed_earlier_in_the_tick_is_still_not_the_later_dogs_to_use() -> None:
@@ -213,7 +252,7 @@ def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() 
     """A sniffer idling between rounds counts towards max_steps: the truncated engine offers no
     action, as every ended episode's mask is all zeros."""
     par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
-                                  max_steps=14)
+                                  max_steps=14, illegal_action="void")
     par.reset(seed=0)
     while par.engine.phase == PLAY:
         par.step(dict.fromkeys(par.agents, WAIT))
@@ -232,7 +271,7 @@ def test_idle_steps_count_towards_max_steps_after_play_resumes(max_steps: int) -
     """Idle steps taken between rounds still count once play resumes: the episode truncates
     when the engine's steps and the idle ones reach max_steps (it ran on by the idle ones)."""
     par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
-                                  max_steps=max_steps)
+                                  max_steps=max_steps, illegal_action="void")
     obs, _ = par.reset(seed=0)
     while par.engine.phase == PLAY:
         obs, *_ = par.step(dict.fromkeys(par.agents, WAIT))

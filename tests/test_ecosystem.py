@@ -292,6 +292,55 @@ def test_terminate_illegal_wrapper_s_penalty_is_paid_once() -> None:
     assert summed == {"player_0": 0, "player_1": 0, "player_2": -1, "player_3": 0}
 
 
+def _illegal_move_trace(env) -> tuple[list, list, list]:
+    """Seeded legal moves until a seat other than the first is to act, an illegal move by it,
+    then the dead-agent steps: what each agent's ``last()`` said, the step rewards, and the
+    warnings (Python's, and PettingZoo's EnvLogger queue)."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    while env.agent_selection == env.possible_agents[0]:
+        env.step(_masked_choice(rng, env.last()[0]["action_mask"]))
+    mask = env.last()[0]["action_mask"]
+    EnvLogger.flush()
+    trace: list = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+        for agent in env.agent_iter():
+            _, reward, terminated, truncated, _ = env.last()
+            trace.append((agent, reward, terminated, truncated, dict(env.unwrapped.rewards)))
+            env.step(None)
+    trace.append(env.agent_selection)
+    return trace, [w.category for w in caught], list(EnvLogger.mqueue)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_default_illegal_move_is_terminate_illegal_wrapper_s(game: str) -> None:
+    """env()'s built-in convention plays out as PettingZoo classic's TerminateIllegalWrapper
+    over the raw env, move for move: the agent order of the dead steps (the first agent first,
+    the offender last to be selected), each agent's final reward, the step rewards. Where it
+    differs, on purpose: truncations stay False (an illegal move loses the game; it is not a
+    time limit), and the warning is one Python IllegalActionWarning, not an EnvLogger line."""
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    from card_envs.core.conventions import IllegalActionWarning
+
+    config = LONG.get(game, {})
+    ours, our_warnings, our_log = _illegal_move_trace(_env_module(game).env(**config))
+    raw = _env_module(game).raw_env(illegal_action="error", **config)
+    theirs, their_warnings, their_log = _illegal_move_trace(
+        TerminateIllegalWrapper(raw, illegal_reward=-1))
+    assert [step[:3] + step[4:] for step in ours[:-1]] == \
+        [step[:3] + step[4:] for step in theirs[:-1]]
+    assert ours[-1] == theirs[-1]
+    assert sorted(step[1] for step in ours[:-1]) == [-1.0] + [0.0] * (len(ours) - 2)
+    assert not any(step[3] for step in ours[:-1]) and all(step[3] for step in theirs[:-1])
+    assert our_warnings == [IllegalActionWarning] and our_log == []
+    assert their_warnings == [] and any("Illegal move made" in m for m in their_log)
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_aec_to_parallel_refuses_the_turn_based_envs_by_their_metadata(game: str) -> None:
     """PettingZoo's aec_to_parallel needs every agent to act once per cycle; these games (the

@@ -241,16 +241,33 @@ def test_architecture_md_names_what_the_code_has() -> None:
     import importlib
 
     from benchmarks.mutation import catalog
-    from card_envs import compiled, dogpile_v0
-    from card_envs.core import action_names, cards, config, engine, obs_layout, registration
+    from card_envs import compiled, dogpile_v0, roy_v0
+    from card_envs.core import (
+        action_names,
+        cards,
+        config,
+        conventions,
+        engine,
+        obs_layout,
+        registration,
+    )
     from card_envs.core.knowledge import KnowledgeTracker
     from card_envs.games import GAMES, make_engine
     from tests import steer, test_api_all_games
 
     game = make_engine("roy")
     game.reset(seed=0)
+    aec = roy_v0.env()
+    aec.reset(seed=0)
+    # What the conventions section cites of PettingZoo and Gymnasium.
+    from gymnasium.utils import env_checker
+    from pettingzoo import AECEnv
+    from pettingzoo import test as pettingzoo_test
+    from pettingzoo.utils import wrappers
+
     namespaces = [
-        game, engine.Engine, engine.CachedViewsEngine, KnowledgeTracker(2, 1),
+        game, aec, conventions, AECEnv, pettingzoo_test, wrappers, env_checker,
+        engine.Engine, engine.CachedViewsEngine, KnowledgeTracker(2, 1),
         obs_layout.ObsLayout, cards, config, engine, registration, compiled, action_names,
         dogpile_v0,
         test_api_all_games, steer, builtins,

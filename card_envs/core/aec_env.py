@@ -1,14 +1,14 @@
 """The one PettingZoo AEC environment, shared by every game.
 
 It adapts any :class:`~card_envs.core.engine.Engine` and adds no rules of its own. The checks
-PettingZoo's classic wrappers add (reset before use, action in range, action legal, dead agents
-step ``None``) live in the env itself: each is one comparison, where the wrapper chain would cost
-several Python calls per step. ``env()`` therefore returns this class as is.
+PettingZoo's classic wrappers add (reset before use, action in range, dead agents step ``None``,
+and TerminateIllegalWrapper's: an illegal move ends the episode with -1 for the offender) live
+in the env itself: each is one comparison, where the wrapper chain would cost several Python
+calls per step. ``env()`` therefore returns this class as is.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -19,6 +19,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.core.action_names import ActionNames
+from card_envs.core.conventions import (
+    DEFAULT_ILLEGAL_ACTION,
+    ILLEGAL_MOVE_REWARD,
+    check_illegal_action_mode,
+    reset_options,
+    warn_illegal_move,
+)
 from card_envs.core.copying import attribute_state, restore_attributes
 from card_envs.core.engine import (
     CorruptSnapshotError,
@@ -27,32 +34,6 @@ from card_envs.core.engine import (
     integer_action,
 )
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
-
-ILLEGAL_ACTION_MODES = ("error", "penalty")
-RESET_OPTIONS = ("deck",)
-
-
-def check_illegal_action_mode(value: Any,
-                              allowed: tuple[str, ...] = ILLEGAL_ACTION_MODES) -> None:
-    if value not in allowed:
-        raise ValueError(f"invalid value {value!r} for 'illegal_action': allowed values are "
-                         + ", ".join(map(repr, allowed)))
-
-
-def warn_unknown_options(options: Any) -> None:
-    """Reset options we do not use get a warning, not an error: PettingZoo's own api_test
-    passes arbitrary options and expects them to be accepted. Options that are not a dict
-    (the deck itself, say) are an error: they would fail at ``options.get``."""
-    if not isinstance(options, Mapping):
-        raise TypeError(f"reset() options must be a dict such as {{'deck': [...]}}, got "
-                        f"{type(options).__name__}")
-    unknown = [k for k in options if k not in RESET_OPTIONS]
-    if unknown:
-        warnings.warn(
-            f"reset option(s) {', '.join(map(repr, unknown))} ignored; this env knows: "
-            + ", ".join(RESET_OPTIONS),
-            stacklevel=3,
-        )
 
 
 def unknown_agent(agent: Any, agents: list[str]) -> KeyError:
@@ -80,13 +61,16 @@ class CardAECEnv(ActionNames, AECEnv):
     Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``; a seat that
     is not to act gets an all-zero mask. Rewards from a step reach every seat through
     ``_cumulative_rewards`` and :meth:`last`, including seats that did not act.
+    ``illegal_action="penalty"`` (the default) ends the episode on an illegal move with -1 for
+    the offender and an :class:`~card_envs.core.conventions.IllegalActionWarning`; ``"error"``
+    raises :class:`~card_envs.core.engine.IllegalActionError`.
     """
 
     def __init__(
         self,
         engine: Engine,
         render_mode: Any = None,  # checked below, with errors naming the allowed values
-        illegal_action: Any = "error",
+        illegal_action: Any = DEFAULT_ILLEGAL_ACTION,
     ) -> None:
         super().__init__()
         check_render_mode(render_mode)
@@ -131,10 +115,7 @@ class CardAECEnv(ActionNames, AECEnv):
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: Any = None, options: Any = None) -> None:
-        deck = None
-        if options:
-            warn_unknown_options(options)
-            deck = options.get("deck")
+        deck = reset_options(options).get("deck")
         self.engine.reset(seed=seed, deck=deck)
         agents = self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(agents, 0.0)
@@ -230,18 +211,26 @@ class CardAECEnv(ActionNames, AECEnv):
         self._rewards_dirty = False
 
     def _illegal(self, agent: str, action: Any) -> None:
+        """PettingZoo classic's TerminateIllegalWrapper, built in: the episode ends, the
+        offender's reward since its last step is replaced by -1, every other seat gets 0 for
+        the move, and the dead-agent steps begin at the first agent as the wrapper's
+        ``_deads_step_first`` does. Where we differ: truncations stay False (an illegal move
+        loses the game; it is not a time limit), every seat's info says what was illegal, and
+        the warning is a Python warning (see :func:`warn_illegal_move`)."""
         reason = self.engine.illegal_reason(action)
         if self.illegal_action == "error":
             raise IllegalActionError.of(action, reason)
-        # PettingZoo's TerminateIllegal convention: the offender gets -1, the episode ends.
+        warn_illegal_move("obs['action_mask']")
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
             self.terminations[a] = True
             self.infos[a] = {"illegal_action": reason}
-        self.rewards[agent] = -1.0
+        self.rewards[agent] = ILLEGAL_MOVE_REWARD
         self._rewards_dirty = True
         self._accumulate_rewards()
+        self._skip_agent_selection = agent
+        self.agent_selection = self.agents[0]
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
         if not self._has_reset:

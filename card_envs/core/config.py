@@ -8,7 +8,7 @@ names the key and what is allowed, so a typo never silently falls back to a defa
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,11 +132,9 @@ def resolve_config(
     unknown = [k for k in given if k not in options]
     if unknown:
         key = unknown[0]
-        close = difflib.get_close_matches(key, list(options), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(
-            f"unknown config key {key!r} for {game}{hint}; allowed keys: "
-            f"{', '.join(sorted(options))}"
+            f"unknown config key {key!r} for {game}{close_match_hint(key, options)}; "
+            f"allowed keys: {', '.join(sorted(options))}"
         )
     resolved = {k: opt.default for k, opt in options.items()}
     for key, value in given.items():
@@ -149,6 +147,12 @@ def resolve_config(
                              f"{needs[0]}={needs[1]!r} (it is {resolved[needs[0]]!r}): set "
                              f"both, or leave {key!r} out")
     return resolved
+
+
+def close_match_hint(key: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to a misspelt ``key``, or ``""``."""
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def plain_value(value: Any) -> Any:

@@ -22,12 +22,15 @@ from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.action_names import ActionNames
-from card_envs.core.aec_env import (
-    check_illegal_action_mode,
-    reset_first,
-    warn_unknown_options,
-)
+from card_envs.core.aec_env import reset_first
 from card_envs.core.config import plain_value
+from card_envs.core.conventions import (
+    DEFAULT_ILLEGAL_ACTION,
+    ILLEGAL_MOVE_REWARD,
+    check_illegal_action_mode,
+    reset_options,
+    warn_illegal_move,
+)
 from card_envs.core.engine import Engine, IllegalActionError, check_seed, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 
@@ -47,8 +50,11 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             ``(observation, action_mask) -> action``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        illegal_action: ``"error"`` raises; ``"penalty"`` ends the episode with reward -1
-            (on the learner's first step, plus what was paid before it, as every first step).
+        illegal_action: ``"penalty"`` (the default, as PettingZoo's classic envs) ends the
+            episode with reward -1 (on the learner's first step, plus what was paid before
+            it, as every first step), ``info["illegal_action"]`` saying why, and an
+            :class:`~card_envs.core.conventions.IllegalActionWarning`; ``"error"`` raises
+            :class:`~card_envs.core.engine.IllegalActionError`.
         **config: the game's options (``num_players``, ``memory``, ...).
     """
 
@@ -60,7 +66,7 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         opponent: AgentSpec | list[AgentSpec] | tuple[AgentSpec, ...] = "random",
         learner_seat: int | str = 0,
         render_mode: str | None = None,
-        illegal_action: str = "error",
+        illegal_action: str = DEFAULT_ILLEGAL_ACTION,
         **config: Any,
     ) -> None:
         if isinstance(game, Engine):
@@ -114,12 +120,9 @@ class CardGymEnv(ActionNames, gymnasium.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        deck = None
-        if options:
-            warn_unknown_options(options)
-            deck = options.get("deck")
-            if deck is not None:
-                self.engine.parse_deck(deck)  # refused before any stream is reseeded
+        deck = reset_options(options).get("deck")
+        if deck is not None:
+            self.engine.parse_deck(deck)  # refused before any stream is reseeded
         seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
@@ -171,10 +174,12 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             reason = engine.illegal_reason(action)
             if self.illegal_action == "error":
                 raise IllegalActionError.of(action, reason)
+            warn_illegal_move("info['action_mask'] (or action_masks())")
             self._ended_by_penalty = True
             info = self._info()
             info["illegal_action"] = reason
-            reward, self._pending_reward = self._pending_reward - 1.0, 0.0
+            reward = self._pending_reward + ILLEGAL_MOVE_REWARD
+            self._pending_reward = 0.0
             return self._observe(), reward, True, False, info
         engine.step(a)
         reward = float(engine.rewards[self.learner]) + self._pending_reward

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from card_envs.core.aec_env import CardAECEnv
+from card_envs.core.conventions import DEFAULT_ILLEGAL_ACTION
 
 if TYPE_CHECKING:  # the Gymnasium env pulls in the agents: imported when first made
     from card_envs.core.gym_env import CardGymEnv
@@ -25,14 +26,14 @@ def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[...
     are built into the adapter, so ``env`` costs nothing extra per step.
     """
 
-    def raw_env(render_mode: str | None = None, illegal_action: str = "error",
+    def raw_env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                 **config: Any) -> CardAECEnv:
         from card_envs.games import make_engine
 
         return CardAECEnv(make_engine(game, **config), render_mode=render_mode,
                           illegal_action=illegal_action)
 
-    def env(render_mode: str | None = None, illegal_action: str = "error",
+    def env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
             **config: Any) -> CardAECEnv:
         return raw_env(render_mode=render_mode, illegal_action=illegal_action, **config)
 
@@ -49,8 +50,11 @@ def options_doc(game: str) -> str:
 
     lines = ["Args:",
              "    render_mode: None, 'ansi' or 'human'.",
-             "    illegal_action: 'error' (raise) or 'penalty' (-1 to the offender, the "
-             "episode ends).",
+             "    illegal_action: 'penalty' (the default, as PettingZoo's classic envs: an "
+             "illegal move ends",
+             "        the episode with -1 to the offender and an IllegalActionWarning) or "
+             "'error' (raise",
+             "        IllegalActionError).",
              "    The game's options:"]
     for name, option in get_game(game).engine_class().options().items():
         lines.append(textwrap.fill(f"{name} (default {option.default!r}): {option.doc}",

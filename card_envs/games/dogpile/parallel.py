@@ -9,11 +9,15 @@ would ask them in: rotating, or drawn per tick). Conflict resolution:
   but is no longer legal when its turn comes (the bone was dug, or the spot filled, by a dog
   earlier in the order) becomes ``wait``: the dog fumbles and loses the tick.
 * An action that was not legal at the start of the tick (masked out, out of range, or not an
-  integer) is the caller's mistake, not the dog's. With ``illegal_action="void"`` (the
-  default: PettingZoo's ``parallel_seed_test`` samples actions without masks) it also becomes
-  ``wait``; with ``illegal_action="error"`` the step raises ``IllegalActionError`` naming the
-  agent and its legal actions, before any dog moves. The actions dict itself must name every
-  live agent and no other: a misspelt or missing agent is an error, not a dog that waits.
+  integer) is the caller's mistake, not the dog's, and is found before any dog moves. With
+  ``illegal_action="penalty"`` (the default, the AEC and Gymnasium views' convention, after
+  PettingZoo's classic envs) the episode ends there: each offending dog gets -1 and
+  ``infos[agent]["illegal_action"]`` saying why, every other dog 0, every dog is terminated,
+  and one :class:`~card_envs.core.conventions.IllegalActionWarning` is issued. With
+  ``illegal_action="error"`` the step raises ``IllegalActionError`` naming the agent and its
+  legal actions. With ``illegal_action="void"`` the action becomes ``wait`` and play goes on.
+  The actions dict itself must name every live agent and no other: a misspelt or missing
+  agent is an error, not a dog that waits.
 * A dog whose action became ``wait`` has ``infos[agent]["voided"]`` True for that step.
 
 When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
@@ -21,10 +25,10 @@ after the same actions in the tick's order, but for memory: with forgetting (``m
 ``"perfect"``) every dog's memory decays at the start of the tick, since every dog decided on
 the tick's first observation; the AEC env decays each dog as it decides, after the moves before
 it in the tick, which it saw. Between rounds (the untimed SNIFF and shuffle) one
-dog decides per parallel step; every other dog's mask allows only ``wait`` and its action is
-ignored (under ``illegal_action="error"`` it must be ``wait``), and a masked-out action of the
-deciding dog is ignored too (nothing happens; such idle steps count towards the ``max_steps``
-truncation), or raises under ``"error"``.
+dog decides per parallel step; every other dog's mask allows only ``wait``. Under "penalty"
+and "error" anything else is illegal, as is a masked-out action of the deciding dog; under
+"void" the others' actions are ignored, and so is a masked-out action of the deciding dog
+(nothing happens; such idle steps count towards the ``max_steps`` truncation).
 """
 
 from __future__ import annotations
@@ -36,19 +40,22 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.action_names import ActionNames
-from card_envs.core.aec_env import (
+from card_envs.core.aec_env import reset_first, space_of
+from card_envs.core.conventions import (
+    DEFAULT_ILLEGAL_ACTION,
+    ILLEGAL_MOVE_REWARD,
     check_illegal_action_mode,
-    reset_first,
-    space_of,
-    warn_unknown_options,
+    reset_options,
+    warn_illegal_move,
 )
 from card_envs.core.engine import IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 
-#: What a step does with an action its agent's last mask did not allow: "void" turns it into
-#: ``wait`` (flagged in ``infos``), "error" raises.
-PARALLEL_ILLEGAL_ACTION_MODES = ("void", "error")
+#: What a step does with an action its agent's last mask did not allow: "penalty" ends the
+#: episode with -1 for each offender, "void" turns it into ``wait`` (flagged in ``infos``),
+#: "error" raises. The first is the default, as in the AEC and Gymnasium views.
+PARALLEL_ILLEGAL_ACTION_MODES = (DEFAULT_ILLEGAL_ACTION, "void", "error")
 
 
 class DogpileParallelEnv(ActionNames, ParallelEnv):
@@ -58,7 +65,8 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
                 "render_fps": RENDER_FPS, "is_parallelizable": True}
     engine: DogpileEngine
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "void",
+    def __init__(self, render_mode: str | None = None,
+                 illegal_action: str = DEFAULT_ILLEGAL_ACTION,
                  **config: Any) -> None:
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action, PARALLEL_ILLEGAL_ACTION_MODES)
@@ -84,6 +92,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         self._wait_only[WAIT] = 1
         self._idle_steps = 0
         self._has_reset = False
+        self._ended_by_penalty = False
         self._live: frozenset[str] = frozenset()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -94,14 +103,12 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        deck = None
-        if options:
-            warn_unknown_options(options)
-            deck = options.get("deck")
+        deck = reset_options(options).get("deck")
         self.engine.reset(seed=seed, deck=deck)
         self.agents = self.possible_agents[:]
         self._idle_steps = 0
         self._has_reset = True
+        self._ended_by_penalty = False
         self._live = frozenset(self.agents)  # what _check_keys compares with, built once
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if self.render_mode == "human":  # the deal, as the AEC and Gymnasium views show it
@@ -115,8 +122,13 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         if not self.agents:
             raise RuntimeError("step() called with no live agents; call reset()")
         self._check_keys(actions)
-        if self.illegal_action == "error":
-            self._check_legal(actions)
+        if self.illegal_action != "void":
+            illegal = self._illegal_actions(actions)
+            if illegal:
+                if self.illegal_action == "error":
+                    agent, reason = next(iter(illegal.items()))
+                    raise IllegalActionError.of(actions[agent], f"{agent}: {reason}")
+                return self._end_by_penalty(illegal)
         n = engine.num_players
         rewards = np.zeros(n, dtype=np.float64)
         voided = [False] * n
@@ -182,14 +194,34 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
             raise ValueError(f"step() needs one action per live agent: missing {missing}, "
                              f"unknown {unknown}; live agents are {self.agents}")
 
-    def _check_legal(self, actions: dict[str, Any]) -> None:
-        """Every action must be one its agent's last mask allowed: checked for all dogs before
-        any moves, so a refused step leaves the game as it was."""
+    def _illegal_actions(self, actions: dict[str, Any]) -> dict[str, str]:
+        """Each live agent whose action its last mask did not allow, with the reason: checked
+        for all dogs before any moves, so a refused step leaves the game as it was."""
+        illegal = {}
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
             if not self._allowed(seat, self._as_action(actions[agent])):
-                reason = self.engine.illegal_reason(actions[agent], seat, self._masks[seat])
-                raise IllegalActionError.of(actions[agent], f"{agent}: {reason}")
+                illegal[agent] = self.engine.illegal_reason(actions[agent], seat,
+                                                            self._masks[seat])
+        return illegal
+
+    def _end_by_penalty(self, illegal: dict[str, str]):
+        """The AEC env's penalty for a simultaneous step: the episode ends before any dog
+        moves, -1 to each offender and 0 to the others."""
+        warn_illegal_move("observations[agent]['action_mask']")
+        self._ended_by_penalty = True
+        agents = self.agents
+        obs = self._observe()
+        rew = {a: ILLEGAL_MOVE_REWARD if a in illegal else 0.0 for a in agents}
+        term = dict.fromkeys(agents, True)
+        trunc = dict.fromkeys(agents, False)
+        infos: dict[str, dict[str, Any]] = {a: {"voided": False} for a in agents}
+        for agent, reason in illegal.items():
+            infos[agent]["illegal_action"] = reason
+        self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, term, trunc, infos
 
     def _allowed(self, seat: int, action: int) -> bool:
         """``action`` (from :meth:`_as_action`) was legal in ``seat``'s last observation: what
@@ -211,7 +243,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
                 continue
             obs = engine.observation(i)
             mask = self._masks[i]
-            if engine.done:
+            if engine.done or self._ended_by_penalty:
                 mask.fill(0)
             elif engine.phase == PLAY or i == engine.current_player:
                 engine.mask_for(i, mask)
