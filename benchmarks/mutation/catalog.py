@@ -50,6 +50,7 @@ KNOWLEDGE = "card_envs/core/knowledge.py"
 CONFIG = "card_envs/core/config.py"
 AEC_ENV = "card_envs/core/aec_env.py"
 GYM_ENV = "card_envs/core/gym_env.py"
+CONVENTIONS = "card_envs/core/conventions.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 DOGPILE_HEURISTIC = "card_envs/games/dogpile/heuristic.py"
 MEMORY_UNO_HEURISTIC = "card_envs/games/memory_uno/heuristic.py"
@@ -1211,6 +1212,69 @@ CATALOG: tuple[Mutant, ...] = (
              "        self._rewards_dirty and self._clear_step_rewards()"),
         tests=("tests/test_ecosystem.py::test_terminate_illegal_wrapper_s_penalty_is_paid_once",),
         why="TerminateIllegalWrapper's -1 stays in env.rewards through every dead-agent step",
+    ),
+    Mutant(
+        id="core-illegal-moves-raise-by-default",
+        area="core",
+        path=CONVENTIONS,
+        old='ILLEGAL_ACTION_MODES = ("penalty", "error")',
+        new='ILLEGAL_ACTION_MODES = ("error", "penalty")',
+        tests=("tests/test_api_all_games.py::test_an_illegal_move_ends_the_episode_by_default"
+               "[roy]",),
+        why="env() raises on an illegal move by default, and Gymnasium's and SB3's checkers "
+            "fail on every registered id",
+    ),
+    Mutant(
+        id="core-illegal-move-unannounced",
+        area="core",
+        path=AEC_ENV,
+        old="""        warn_illegal_move("obs['action_mask']")\n""",
+        new="",
+        tests=("tests/test_api_all_games.py::test_an_illegal_move_ends_the_episode_by_default"
+               "[roy]",),
+        why="an illegal move silently ends the episode: a learner's mistakes go unnoticed",
+    ),
+    Mutant(
+        id="core-illegal-move-dead-steps-start-at-the-offender",
+        area="core",
+        path=AEC_ENV,
+        old=("        self._skip_agent_selection = agent\n"
+             "        self.agent_selection = self.agents[0]\n"),
+        new="",
+        tests=("tests/test_ecosystem.py::"
+               "test_the_default_illegal_move_is_terminate_illegal_wrapper_s[roy]",),
+        why="after an illegal move the agents step None in another order than PettingZoo's "
+            "TerminateIllegalWrapper leaves them",
+    ),
+    Mutant(
+        id="core-parallel-penalty-charges-every-dog",
+        area="core",
+        path=DOGPILE_PARALLEL,
+        old="rew = {a: ILLEGAL_MOVE_REWARD if a in illegal else 0.0 for a in agents}",
+        new="rew = dict.fromkeys(agents, ILLEGAL_MOVE_REWARD)",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_an_illegal_action_ends_the_episode_by_default_before_any_dog_moves",),
+        why="one dog's illegal action costs every dog -1 in the Parallel env",
+    ),
+    Mutant(
+        id="core-reset-option-typo-ignored",
+        area="core",
+        path=CONVENTIONS,
+        old="    if unknown and options != _PETTINGZOO_SIGNATURE_PROBE:\n",
+        new="    if False:\n",
+        tests=("tests/test_api_conventions.py::"
+               "test_a_misspelt_reset_option_is_an_error_like_a_misspelt_env_option",),
+        why="reset(options={'dek': ...}) deals a random deck instead of the stacked one meant",
+    ),
+    Mutant(
+        id="core-reset-options-refuse-pettingzoo-s-probe",
+        area="core",
+        path=CONVENTIONS,
+        old="    if unknown and options != _PETTINGZOO_SIGNATURE_PROBE:\n",
+        new="    if unknown:\n",
+        tests=("tests/test_api_all_games.py::test_pettingzoo_api[roy-num_players=2]",),
+        why="PettingZoo's api_test fails on every env: it checks reset's signature with "
+            "options={'options': 1}",
     ),
     Mutant(
         id="core-resample-hidden-takes-any-seat",
