@@ -416,7 +416,8 @@ def test_after_a_penalty_no_seat_may_act(game: str) -> None:
     """A penalty ends the episode, so every mask is all zero, the offender's included."""
     env = _env_module(game).env(illegal_action="penalty")
     env.reset(seed=0)
-    env.step(env.engine.num_actions)
+    with pytest.warns(IllegalActionWarning):
+        env.step(env.engine.num_actions)
     for agent in env.agents:
         assert not env.observe(agent)["action_mask"].any(), agent
     assert not env.last()[0]["action_mask"].any(), env.agent_selection  # the engine is live
@@ -428,7 +429,8 @@ def test_agents_that_stepped_none_after_a_penalty_can_still_be_observed(game: st
     look, as in PettingZoo's classic envs); after a penalty it raised a bare KeyError."""
     env = _env_module(game).env(illegal_action="penalty")
     env.reset(seed=0)
-    env.step(env.engine.num_actions)
+    with pytest.warns(IllegalActionWarning):
+        env.step(env.engine.num_actions)
     for _ in env.agent_iter():
         env.step(None)
     for agent in env.possible_agents:
@@ -450,7 +452,8 @@ def test_penalty_replaces_what_the_offender_earned_since_its_last_step() -> None
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     agent = env.agent_selection
-    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.warns(IllegalActionWarning):
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     assert env._cumulative_rewards[agent] == -1.0
     finals = {}
     for seat in env.agent_iter():

@@ -521,7 +521,8 @@ def test_after_every_agent_is_done_step_warns_and_last_says_so(game: str) -> Non
 def test_gym_episode_ended_by_penalty_stays_ended() -> None:
     env = CardGymEnv("roy", illegal_action="penalty")
     _, info = env.reset(seed=0)
-    _, reward, term, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    with pytest.warns(IllegalActionWarning):
+        _, reward, term, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert (reward, term) == (-1.0, True)
     assert info["action_mask"].all()  # nothing to choose, and no NaN logits for masked policies
     with pytest.raises(RuntimeError, match="finished episode"):

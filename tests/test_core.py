@@ -9,6 +9,7 @@ from card_envs.agents import RandomAgent, make_agent
 from card_envs.core import cards
 from card_envs.core.aec_env import CardAECEnv
 from card_envs.core.config import COMMON_OPTIONS, Option, int_range, resolve_config
+from card_envs.core.conventions import IllegalActionWarning
 from card_envs.core.engine import Engine
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.core.knowledge import UNKNOWN, KnowledgeTracker, deal_counted_first
@@ -421,7 +422,8 @@ def test_gym_penalty_on_the_first_step_carries_what_was_paid_before_it() -> None
             break
     else:
         pytest.fail("no deal scored a round before the learner's first decision")
-    _, reward, term, _, _ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    with pytest.warns(IllegalActionWarning):
+        _, reward, term, _, _ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert term and reward == early - 1.0
 
 
@@ -484,7 +486,6 @@ def test_gym_env_opponent_list_is_in_seat_order_skipping_the_learner(learner_sea
 
 def test_gym_env_illegal_action_modes() -> None:
     from card_envs.core.aec_env import IllegalActionError
-    from card_envs.core.conventions import IllegalActionWarning
 
     env = CardGymEnv("roy", illegal_action="error")
     obs, info = env.reset(seed=0)
