@@ -69,8 +69,9 @@ def main() -> None:
           f"{cfg.ppo['policy_kwargs']}, {args.steps} steps per figure, torch threads 1")
     policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     rows = {
-        "self-play (config mix)": learn_rate(venv(sp.opponents), policy, ppo, args.steps,
-                                             cfg.seed, fill_pool=sp.pool_size),
+        "self-play (config mix)": learn_rate(venv({str(k): w for k, w in sp.opponents.items()}),
+                                             policy, ppo, args.steps, cfg.seed,
+                                             fill_pool=sp.pool_size),
         "self-play (snapshots only)": learn_rate(venv({"self": 1.0}), policy, ppo, args.steps,
                                                  cfg.seed, fill_pool=sp.pool_size),
         "random opponent": learn_rate(venv({"random": 1.0}), policy, ppo, args.steps, cfg.seed),

@@ -182,7 +182,7 @@ def test_cli_writes_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture) 
     main(["--game", "roy", "--agents", "random", "heuristic", "--games", "40", "--out",
           str(out)])
     printed = capsys.readouterr().out
-    assert "95% CI" in printed and "TrueSkill" in printed
+    assert "95% CI" in printed and "openskill mu" in printed
     report = json.loads(out.with_suffix(".json").read_text())
     assert report["matches"][0]["games"] == 40
     assert out.with_suffix(".png").stat().st_size > 1000
@@ -387,9 +387,10 @@ def _sixty_percent_schedule(seed: int) -> list[list[tuple[list[int], list[int]]]
 
 @pytest.mark.parametrize("seed", [0, 1, 159, 171, 234, 248, 264])
 def test_ratings_rank_a_sixty_percent_winner_above_the_loser(seed: int) -> None:
-    """With TrueSkill's default drift, rated one matchup after another, the latest games
-    decided the order: seeds 159 to 264 (5 of the first 300) rated the 60% winner below the
-    agent it beat."""
+    """With skill drift, rated one matchup after another, the latest games decided the order:
+    TrueSkill (the evaluator's former library) rated the 60% winner below the agent it beat
+    with seeds 159 to 264 (5 of the first 300), and openskill, rated once with the matchups
+    interleaved, with seed 159."""
     ratings = rate(3, _sixty_percent_schedule(seed))
     assert ratings[0].mu > ratings[2].mu > ratings[1].mu
 
@@ -424,13 +425,31 @@ def test_scores_rotate_the_focal_seat_and_split_shared_wins(
     assert match["seat_win_rate"] == pytest.approx([0.375, 0.375, 0.375])
 
 
+def test_ratings_do_not_depend_on_the_order_of_the_games() -> None:
+    """The same games, matchups and games within them reversed: the same ratings, exactly."""
+    schedule = _sixty_percent_schedule(3)
+    backwards = [list(reversed(matchup)) for matchup in reversed(schedule)]
+    assert [(r.mu, r.sigma) for r in rate(3, schedule)] == \
+        [(r.mu, r.sigma) for r in rate(3, backwards)]
+
+
+def test_unchanging_agents_grow_more_certain_with_more_games() -> None:
+    """No drift: the agents do not change during an evaluation, so four times the games cut
+    sigma by well over a third (with openskill's default drift it stalls near 1.5)."""
+    rng = np.random.default_rng(0)
+    games = [([0, 1] if g % 2 == 0 else [1, 0], [g % 2 if won else 1 - g % 2])
+             for g, won in enumerate(rng.random(1600) < 0.6)]
+    few, many = rate(2, [games[:400]]), rate(2, [games])
+    assert many[0].sigma < 0.7 * few[0].sigma
+    assert many[0].mu > many[1].mu
+
+
 def test_an_agent_in_several_seats_gets_the_mean_of_their_updates() -> None:
     """Agent 1 fills seats 1 (won) and 2 (lost): its rating is the mean of both updates."""
-    import trueskill
+    from openskill.models import PlackettLuce
 
-    ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)
-    start = ts.create_rating()
-    new = ts.rate([(start,), (start,), (start,)], ranks=[1, 0, 1])
+    model = PlackettLuce(tau=0.0)
+    new = model.rate([[model.rating()] for _ in range(3)], ranks=[1, 0, 1])
     a, b = rate(2, [[([0, 1, 1], [1])]])
     assert (a.mu, a.sigma) == pytest.approx((new[0][0].mu, new[0][0].sigma))
     assert b.mu == pytest.approx((new[1][0].mu + new[2][0].mu) / 2)

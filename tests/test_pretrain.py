@@ -77,7 +77,7 @@ def test_cloning_keeps_the_epoch_best_on_held_out_games() -> None:
 def test_pretrain_config_is_validated() -> None:
     with pytest.raises(ConfigError, match=r"pretrain\.gmes: unknown key \(did you mean 'games'"):
         from_dict({"game": "roy", "pretrain": {"gmes": 3}})
-    with pytest.raises(ConfigError, match=r"pretrain\.epochs: expected >= 0"):
+    with pytest.raises(ConfigError, match=r"pretrain\.epochs: expected an integer >= 0"):
         from_dict({"game": "roy", "pretrain": {"epochs": -1}})
     assert from_dict({"game": "roy"}).pretrain.games == 0  # off unless asked for
     with pytest.raises(ConfigError, match=r"pretrain\.dagger_rounds: needs .*dagger_games"):

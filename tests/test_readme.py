@@ -132,14 +132,13 @@ def test_training_md_gives_the_trainers_ppo_defaults() -> None:
     """docs/training.md gives the ``ppo`` values a run uses for keys a config leaves out: the
     trainer's, not MaskablePPO's own (a user sizing a rollout from the docs must get the values
     a run uses). tests/test_training.py holds the key table's other defaults."""
-    import yaml
-
+    from training import yaml12
     from training.config import PPO_DEFAULTS
 
     text = TRAINING_MD.read_text()
     para = re.search(r"A `ppo` key left out.*?\n\n", text, flags=re.S)
     assert para, "docs/training.md does not give the trainer's ppo defaults"
-    documented = {k: yaml.safe_load(v) for k, v in
+    documented = {k: yaml12.load(v) for k, v in
                   re.findall(r"`(\w+): ([^`{]+)`", para.group(0))}
     assert documented == {k: v for k, v in PPO_DEFAULTS.items() if k != "policy_kwargs"}
     assert f"`{{net_arch: {PPO_DEFAULTS['policy_kwargs']['net_arch']}}}`" in para.group(0)

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-import yaml
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.callbacks import BaseCallback
 
 from card_envs.games import GAMES
+from training import yaml12
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
 from training.config import (
     Config,
@@ -65,7 +65,7 @@ def require_heuristic(game: str) -> None:
 
 def game_config(game: str, **overrides) -> dict:
     """The game's shipped config shrunk to a smoke-test size."""
-    data = yaml.safe_load((CONFIGS / f"{game}.yaml").read_text())
+    data = yaml12.load((CONFIGS / f"{game}.yaml").read_text())
     for section, values in {**TINY, **overrides}.items():
         if isinstance(values, dict):
             data[section] = {**(data.get(section) or {}), **values}
@@ -90,12 +90,13 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"ppo": {"learning_rate": "fast"}}, r"ppo.learning_rate: expected a number"),
         ({"ppo": {"policy_kwargs": {"net_arc": [8]}}}, r"ppo.policy_kwargs.net_arc: .*'net_arch'"),
         ({"selfplay": {"pool_szie": 3}}, r"selfplay.pool_szie: .*'pool_size'"),
-        ({"selfplay": {"n_envs": "8"}}, r"selfplay.n_envs: expected int"),
+        ({"selfplay": {"n_envs": "8"}}, r"selfplay.n_envs: expected an integer >= 1, got '8'"),
         ({"selfplay": {"opponents": {"heuristc": 1.0}}}, r"opponents.heuristc: .*'heuristic'"),
         ({"selfplay": {"opponents": {"self": 0.0, "random": 0.0}}}, r"at least one weight"),
         ({"selfplay": {"learner_seat": 7}}, r"selfplay.learner_seat"),
-        ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected one of"),
-        ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a positive"),
+        ({"selfplay": {"reward": "zero-sum"}}, r"selfplay.reward: expected 'learner' or "
+         r"'zero_sum', got 'zero-sum'"),
+        ({"selfplay": {"reward_scale": 0}}, r"selfplay.reward_scale: expected a number > 0"),
         ({"training": {"total_timestep": 5}}, r"'total_timesteps'"),
         ({"training": {"n_envs": 16}}, r"training.n_envs: unknown key \(it belongs in "
          r"selfplay.n_envs\)"),
@@ -114,8 +115,9 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
         ({"num_players": 3}, r"^num_players: unknown key \(it belongs in env.num_players\)"),
         ({"learning_rate": 3e-4}, r"^learning_rate: unknown key \(it belongs in "
          r"ppo.learning_rate or in pretrain.learning_rate\)"),
-        ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected a positive"),
-        ({"evaluation": {"games": True}}, r"evaluation.games: expected int"),
+        ({"training": {"checkpoint_every": 0}}, r"training.checkpoint_every: expected an "
+         r"integer >= 1, got 0"),
+        ({"evaluation": {"games": True}}, r"evaluation.games: expected an integer >= 1, got True"),
         ({"env": {"num_player": 2}}, r"env: unknown config key 'num_player'.*'num_players'"),
         ({"env": {"num_players": 9}}, r"env: invalid value 9 for 'num_players'"),
         ({"game": "ryo"}, r"unknown game 'ryo' \(did you mean 'roy'\?\)"),
@@ -136,8 +138,8 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"ppo.policy_kwargs.activation_fn: cannot be set in a config"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"epsilon": 1e-5}}}},
          r"optimizer_kwargs.epsilon: unknown key \(did you mean 'eps'\?\)"),
-        # PyYAML reads 1e-5 as text; torch refused it only when the run built its model:
-        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": yaml.safe_load("{eps: 1e-5}")}}},
+        # A number in quotes is text; torch refused it only when the run built its model:
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"eps": "1e-5"}}}},
          r"optimizer_kwargs: torch.optim.Adam refuses \{'eps': '1e-5'\}: .*quotes is text"),
         ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {"betas": 0.9}}}},
          r"optimizer_kwargs: torch.optim.Adam refuses \{'betas': 0.9\}"),
@@ -156,7 +158,8 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
          r"ppo.n_steps: minibatches of one sample \(ppo.batch_size 2, a rollout of 1\)"),
         ({"training": {"device": "meta"}}, r"training.device: expected 'auto', 'cpu', 'cuda', "
          r"'cuda:<index>' or 'mps', got 'meta'"),
-        ({"training": {"torch_threads": 100000}}, r"training.torch_threads: expected 1..1024"),
+        ({"training": {"torch_threads": 100000}}, r"training.torch_threads: expected an "
+         r"integer in 1\.\.1024"),
         ({"env": {1: 2}}, r"env: option names are words such as num_players, got 1"),
         ({"seed": -1}, r"seed: expected an integer in 0\.\.4294967295, got -1"),
         ({"training": {"device": "gpu0"}}, r"training.device: expected 'auto', 'cpu', 'cuda'"),
@@ -186,7 +189,7 @@ def test_every_installed_game_has_a_valid_config(game: str) -> None:
     ],
 )
 def test_config_errors_name_the_key(patch: dict, message: str) -> None:
-    data = yaml.safe_load((CONFIGS / "roy.yaml").read_text())
+    data = yaml12.load((CONFIGS / "roy.yaml").read_text())
     for key, value in patch.items():
         if isinstance(value, dict) and isinstance(data.get(key), dict) and value:
             data[key] = {**data[key], **value}
@@ -220,7 +223,7 @@ def test_a_cuda_device_without_cuda_is_an_error(device: str, tmp_path: Path,
     # Read only for its game options (to evaluate the run), a config need not fit this machine.
     assert from_dict(data, check_cuda=False).training.device == device
     path = tmp_path / "gpu.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path.write_text(yaml12.dump(data))
     with pytest.raises(ConfigError, match=r"gpu.yaml: training.device: .*CUDA is not available"):
         load_config(path)
     assert load_config(path, check_cuda=False).training.device == device
@@ -243,7 +246,7 @@ def test_a_number_written_without_a_dot_is_a_number(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     data = game_config("roy")
     data["ppo"].update(learning_rate="LR", ent_coef="EC")
-    text = yaml.safe_dump(data).replace("LR", "1e-4").replace("EC", "5E-3")
+    text = yaml12.dump(data).replace("LR", "1e-4").replace("EC", "5E-3")
     path.write_text(text)
     cfg = load_config(path)
     assert (cfg.ppo["learning_rate"], cfg.ppo["ent_coef"]) == (1e-4, 5e-3)
@@ -252,9 +255,13 @@ def test_a_number_written_without_a_dot_is_a_number(tmp_path: Path) -> None:
     # Integers too: YAML 1.1 reads 010 as octal 8 (a seed silently changed) and 1:30 as 90.
     assert parse_yaml("seed: 010\nf: 0o10\ng: 1:30\nh: -007", "x") == \
         {"seed": 10, "f": 8, "g": "1:30", "h": -7}
+    # An explicit tag on text that is no number: ruamel.yaml's own error named no line.
     with pytest.raises(ConfigError, match=r"^x: not valid YAML: line 1, column 4: expected an "
-                                          r"integer, found '0b11'$"):
-        parse_yaml('i: !!int "0b11"', "x")
+                                          r"integer, found 'abc'$"):
+        parse_yaml('i: !!int "abc"', "x")
+    with pytest.raises(ConfigError, match=r"^x: not valid YAML: line 2, column 4: expected a "
+                                          r"number, found '1e'$"):
+        parse_yaml('h: 1\ni: !!float "1e"', "x")
 
 
 def test_config_round_trips_through_yaml(tmp_path: Path) -> None:
@@ -335,24 +342,22 @@ def test_a_yaml_syntax_error_is_one_line_naming_the_file_and_position(
 def test_docs_list_every_config_key_with_its_default() -> None:
     """docs/training.md's key table is the reference users read: one row per key, each with
     the default the code applies."""
-    import dataclasses
-
     text = (Path(__file__).resolve().parent.parent / "docs" / "training.md").read_text()
     table = text.split("### Every key", 1)[1].split("\n\n", 2)[1]
     rows = dict(re.findall(r"^\| `([\w.]+)` \| ([^|]+) \|", table, flags=re.M))
     defaults = from_dict({"game": "roy"}).to_dict()
     expected = {}
-    for f in dataclasses.fields(Config):
-        if f.name in ("selfplay", "training", "evaluation", "pretrain"):  # the sections
-            expected.update({f"{f.name}.{k}": v for k, v in defaults[f.name].items()})
+    for name in Config.model_fields:
+        if name in ("selfplay", "training", "evaluation", "pretrain"):  # the sections
+            expected.update({f"{name}.{k}": v for k, v in defaults[name].items()})
         else:
-            expected[f.name] = defaults[f.name]
+            expected[name] = defaults[name]
     assert sorted(rows) == sorted(expected)
     expected["game"] = "(required)"
     expected["ppo"] = {}  # the table gives what a config leaves out, before the policy default
     for key, shown in rows.items():
         shown = shown.strip()
-        value = shown if shown == "(required)" else yaml.safe_load(shown.strip("`"))
+        value = shown if shown == "(required)" else yaml12.load(shown.strip("`"))
         assert value == expected[key], (key, shown, expected[key])
 
 
@@ -1063,7 +1068,7 @@ def test_a_signal_during_the_warm_start_stops_it_at_once(phase: str, tmp_path: P
         calls = _signal_on_call(monkeypatch, pretrain_module, "_evaluate", 1)
         limit = 1
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config(
+    cfg_path.write_text(yaml12.dump(game_config(
         "roy", pretrain={"games": 40, "epochs": 20, "batch_size": 8, "max_decisions": 10_000})))
     handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     with pytest.raises(SystemExit) as exit_info:
@@ -1084,7 +1089,7 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     data["training"].update(total_timesteps=200_000, checkpoint_every=256)
     data["evaluation"].update(every=10_000, final_games=0)
     cfg_path = tmp_path / "cfg.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    cfg_path.write_text(yaml12.dump(data))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "training.train", "--config", str(cfg_path), "--runs-dir",
@@ -1260,7 +1265,7 @@ def _cli_error(capsys: pytest.CaptureFixture, argv: list[str]) -> str:
 
 def test_new_run_refuses_to_overwrite(tmp_path: Path, capsys, fake_train) -> None:
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    cfg_path.write_text(yaml12.dump(game_config("roy")))
     runs = tmp_path / "runs"
     (runs / "roy" / "x").mkdir(parents=True)
     (runs / "roy" / "x" / "config.yaml").write_text("")
@@ -1316,7 +1321,8 @@ def test_a_run_directory_with_policies_but_no_checkpoint_is_not_emptied(tmp_path
         ({"ppo": [1, 2]}, [], r"ppo: expected a mapping"),
         ({"seed": -1}, [], r"seed: expected an integer in 0\.\."),
         ({}, ["--seed", "-1"], r"with seed=-1: seed: expected an integer in 0\.\."),
-        ({}, ["--total-timesteps", "-5"], r"training.total_timesteps: expected a positive"),
+        ({}, ["--total-timesteps", "-5"], r"training.total_timesteps: expected an integer >= 1, "
+         r"got -5"),
         ({}, ["--time-limit-minutes", "0"], r"training.time_limit_minutes: expected a number"),
         ({"training": {"init_from": "/nowhere/p.zip"}}, [], r"training.init_from: no saved"),
     ],
@@ -1328,7 +1334,7 @@ def test_a_bad_config_or_flag_leaves_no_run_directory(tmp_path: Path, capsys, fa
     for key, value in patch.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    cfg_path.write_text(yaml12.dump(data))
     err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
                               *flags])
     assert re.search(message, err), err
@@ -1338,7 +1344,7 @@ def test_a_bad_config_or_flag_leaves_no_run_directory(tmp_path: Path, capsys, fa
 def test_length_flags_apply_to_a_new_run(tmp_path: Path, fake_train) -> None:
     """--total-timesteps and --time-limit-minutes used to be ignored with --config."""
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    cfg_path.write_text(yaml12.dump(game_config("roy")))
     train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"), "--run-name",
                 "r", "--total-timesteps", "2048", "--time-limit-minutes", "0.5"])
     ((cfg, run, _),) = fake_train
@@ -1360,11 +1366,11 @@ def test_resume_flags_are_validated_before_saving_and_can_repair_a_config(
         assert (run / "config.yaml").read_text() == before
     # A config.yaml the old code saved with a bad length: an error naming it, and the flag
     # that overrides it repairs the run.
-    data = yaml.safe_load(before)
+    data = yaml12.load(before)
     data["training"]["total_timesteps"] = -5
-    (run / "config.yaml").write_text(yaml.safe_dump(data))
-    assert "training.total_timesteps: expected a positive" in _cli_error(capsys,
-                                                                         ["--resume", str(run)])
+    (run / "config.yaml").write_text(yaml12.dump(data))
+    assert "training.total_timesteps: expected an integer >= 1" in _cli_error(
+        capsys, ["--resume", str(run)])
     train_main(["--resume", str(run), "--total-timesteps", "4000"])
     assert [(c.training.total_timesteps, resumed) for c, _, resumed in fake_train] == [(4000,
                                                                                          True)]
@@ -1381,7 +1387,7 @@ def test_a_run_stopped_by_a_signal_exits_with_its_code(tmp_path: Path, capsys,
 
     monkeypatch.setattr(train_module, "train", stopped)
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    cfg_path.write_text(yaml12.dump(game_config("roy")))
     with pytest.raises(SystemExit) as exit_info:
         train_main(["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs"),
                     "--run-name", "s"])
@@ -1393,7 +1399,7 @@ def test_a_run_stopped_by_a_signal_exits_with_its_code(tmp_path: Path, capsys,
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_config_validates(path: Path) -> None:
-    game = yaml.safe_load(path.read_text())["game"]
+    game = yaml12.load(path.read_text())["game"]
     assert game in GAMES, f"{path.name} names {game!r}, not one of {sorted(GAMES)}"
     load_config(path)
 
@@ -1411,7 +1417,7 @@ def test_init_from_a_policy_that_does_not_fit_is_a_clear_error(tmp_path: Path, c
         train(cfg, tmp_path, progress=False)
     # From the command line: checked before the run directory is created.
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    cfg_path.write_text(yaml12.dump(data))
     err = _cli_error(capsys, ["--config", str(cfg_path), "--runs-dir", str(tmp_path / "runs")])
     assert "training.init_from:" in err and "does not fit" in err
     assert not (tmp_path / "runs").exists()
@@ -1435,7 +1441,7 @@ def test_train_from_python_checks_its_config_writes_it_and_keeps_other_runs(
         train(cfg, run, progress=False)
     assert (Path(run) / "checkpoint.pt").read_bytes() == checkpoint
     cfg.selfplay.n_envs = 0
-    with pytest.raises(ConfigError, match="selfplay.n_envs: expected a positive number, got 0"):
+    with pytest.raises(ConfigError, match="selfplay.n_envs: expected an integer >= 1, got 0"):
         train(cfg, tmp_path / "b", progress=False)
     assert not (tmp_path / "b").exists()
 
@@ -1460,7 +1466,7 @@ def test_seed_flag_overrides_the_config_seed_of_a_new_run(tmp_path: Path, monkey
     import training.train as train_module
 
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    cfg_path.write_text(yaml12.dump(game_config("roy")))
     seen = {}
 
     def fake_train(cfg, run_dir, resume=False, progress=True):

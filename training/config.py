@@ -1,12 +1,16 @@
 """Training configuration: one YAML per game, every key validated on load.
 
-A config has six sections; ``game``, ``seed`` and ``features`` sit at the top level. A key
-that is unknown, of the wrong type or out of range is an error naming it and what is allowed
-(``ppo.n_step: unknown key (did you mean 'n_steps'?)``), raised before a run directory exists,
-because a mistyped hyperparameter that silently falls back to its default, or a bad value that
-fails an hour in, wastes a whole run. The game's own options (``env``) are checked by the
-game's engine, and MaskablePPO's keyword arguments (``ppo``) against MaskablePPO's signature
-and the ranges below.
+The schema is the pydantic models below: types, ranges and the allowed keys of each section,
+strictly (``true`` is not a count, ``"3"`` is not 3, NaN and infinity are no numbers). Their
+JSON Schema is ``configs/config.schema.json`` (:func:`config_schema`), which editors use to
+complete and check the YAML files. What the models cannot know is checked after them: the
+game's own options (``env``, by its engine), a seat within the game's player count, settings
+that only make sense together, and what torch says of the device and the optimizer.
+
+A problem is a :class:`ConfigError` naming the key, the value and what is allowed
+(``ppo.n_step: unknown key (did you mean 'n_steps'?)``), raised before a run directory exists:
+a mistyped hyperparameter that silently falls back to its default, or a bad value that fails
+an hour in, wastes a whole run.
 """
 
 from __future__ import annotations
@@ -14,434 +18,217 @@ from __future__ import annotations
 import copy
 import difflib
 import inspect
-import math
-import re
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+import json
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-import yaml
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, ValidationError
+from pydantic_core import core_schema
+
+from training import yaml12
 
 
 class ConfigError(ValueError):
     """A config file problem; the message names the key."""
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that reads numbers as YAML 1.2 does. PyYAML follows YAML 1.1, which
-    reads the usual way to write a learning rate (``1e-4``: it wants a dot) as text, a seed
-    written ``010`` as octal 8 and ``1:30`` as the base-60 number 90."""
+class _Strict(BaseModel):
+    # Strict: no bool for a number, no "3" for 3 (an int passes as a float and becomes one).
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
 
 
-_FLOAT = "tag:yaml.org,2002:float"
-_INT = "tag:yaml.org,2002:int"
-_ConfigLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_FLOAT, _INT)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-# YAML 1.2's integers: decimal (leading zeros too), 0o octal, 0x hexadecimal; the digit
-# separator "_" as PyYAML allows it.
-_ConfigLoader.add_implicit_resolver(_INT, re.compile(
-    r"^(?:[-+]?[0-9][0-9_]*|0o[0-7_]+|0x[0-9a-fA-F_]+)$"), list("-+0123456789"))
+Count = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[int, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+Weight = Annotated[float, Field(ge=0)]
+Probability = Annotated[float, Field(ge=0, le=1)]
+Layers = list[Count]
 
 
-def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    text = str(loader.construct_scalar(node)).replace("_", "")
-    try:
-        if text[:2] in ("0o", "0x"):
-            return int(text[2:], 8 if text[1] == "o" else 16)
-        return int(text, 10)
-    except ValueError:  # only an explicit !!int tag gets here with something else
-        raise yaml.constructor.ConstructorError(
-            None, None, f"expected an integer, found {text!r}", node.start_mark) from None
+class NetArch(_Strict):
+    pi: Layers = Field([], description="the policy network's hidden layers")
+    vf: Layers = Field([], description="the value network's hidden layers")
 
 
-_ConfigLoader.add_constructor(_INT, _construct_int)
-_ConfigLoader.add_implicit_resolver(_FLOAT, re.compile(r"""^(?:
-    [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
-  | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
-  | [-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?
-  | [-+]?\.(?:inf|Inf|INF)
-  | \.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
+class PolicyKwargs(_Strict):
+    """``MaskableActorCriticPolicy`` arguments a YAML file can hold (the others take a class)."""
+
+    model_config = ConfigDict(json_schema_extra={
+        "errorMessage": "a mapping such as {net_arch: [128, 128]} (leave the key out for the "
+                        "default)"})
+
+    net_arch: Layers | NetArch = Field(
+        [128, 128], description="hidden layer widths",
+        json_schema_extra={"errorMessage": "a list of layer widths (integers >= 1), or "
+                                           "{pi: [...], vf: [...]}"})
+    ortho_init: bool = True
+    normalize_images: bool = True
+    share_features_extractor: bool = True
+    optimizer_kwargs: dict[str, Any] | None = Field(
+        None, description="torch.optim.Adam arguments other than lr (checked by torch)")
 
 
-@dataclass
-class SelfPlayConfig:
-    n_envs: int = 32  # games stepped together (one batched forward per opponent per step)
-    learner_seat: int | str = "random"  # a seat, or "random" to rotate it every episode
-    snapshot_every: int = 50_000  # learner steps between snapshots into the pool
-    pool_size: int = 8  # snapshots kept (the oldest is dropped)
-    latest_prob: float = 0.5  # chance a self-play seat gets the newest snapshot, else uniform
-    opponent_deterministic: bool = False  # snapshots act greedily (else sample)
-    # Relative weights of the opponent kinds for every opponent seat (divided by their sum).
-    opponents: dict[str, float] = field(
-        default_factory=lambda: {"self": 0.6, "random": 0.2, "heuristic": 0.2}
-    )
-    reward: str = "learner"  # "learner": its own game reward; "zero_sum": minus the others' mean
-    reward_scale: float = 1.0  # learner rewards are multiplied by this
+#: ``policy_kwargs`` keys that take a Python class: YAML cannot hold one.
+POLICY_CLASS_KEYS = ("activation_fn", "optimizer_class")
 
 
-@dataclass
-class TrainingConfig:
-    total_timesteps: int = 1_000_000
-    checkpoint_every: int = 50_000  # learner steps; a kill loses at most this (whole rollouts)
-    time_limit_minutes: float | None = None  # stop cleanly (checkpoint first) after this
-    device: str = "cpu"  # a torch device ("cpu", "cuda", "cuda:1", ...) or "auto"
-    torch_threads: int = 1
-    init_from: str | None = None  # a policy .zip to start from (e.g. a curriculum stage)
-    keep_policies: bool = False  # also keep every checkpoint's policy: policies/step-<N>.zip
+class PPOSettings(_Strict):
+    """sb3-contrib ``MaskablePPO`` keyword arguments (those the trainer does not set itself).
+
+    The defaults suit many games stepped together; MaskablePPO's own suit one env."""
+
+    learning_rate: Positive = 3e-4
+    n_steps: Count = Field(128, description="steps per env per rollout")
+    batch_size: Count = Field(1024, description="minibatch size")
+    n_epochs: Count = 4
+    gamma: Probability = 0.99
+    gae_lambda: Probability = 0.95
+    clip_range: Positive = 0.2
+    clip_range_vf: Positive | None = None
+    normalize_advantage: bool = True
+    ent_coef: Annotated[float, Field(ge=0)] = 0.01
+    vf_coef: Annotated[float, Field(ge=0)] = 0.5
+    max_grad_norm: Positive = 0.5
+    target_kl: Positive | None = None
+    stats_window_size: Count = 100
+    # MaskablePPO builds its own masked buffer, which takes no other class or arguments.
+    rollout_buffer_class: None = None
+    rollout_buffer_kwargs: None = None
+    policy_kwargs: PolicyKwargs = Field(default_factory=PolicyKwargs,
+                                        description="merged over {net_arch: [128, 128]}")
 
 
-@dataclass
-class PretrainConfig:
+#: The ``ppo`` values a run uses for keys its config leaves out where MaskablePPO's own
+#: default differs (a run's config.yaml lists them). A config's ``ppo.policy_kwargs`` is merged
+#: over these ``policy_kwargs``, so setting another key keeps the ``net_arch``.
+PPO_DEFAULTS: dict[str, Any] = {
+    **PPOSettings().model_dump(include={"learning_rate", "n_steps", "batch_size", "n_epochs",
+                                        "gamma", "gae_lambda", "clip_range", "ent_coef",
+                                        "vf_coef", "max_grad_norm"}),
+    "policy_kwargs": PolicyKwargs().model_dump(include={"net_arch"})}
+
+
+def _ppo_arguments(ppo: PPOSettings) -> dict[str, Any]:
+    """The validated ``ppo`` section as MaskablePPO's keyword arguments: the keys given, over
+    :data:`PPO_DEFAULTS`."""
+    given = ppo.model_dump(exclude_unset=True)
+    policy = {**PPO_DEFAULTS["policy_kwargs"], **given.pop("policy_kwargs", {})}
+    return {**copy.deepcopy(PPO_DEFAULTS), **given, "policy_kwargs": policy}
+
+
+#: ``Config.ppo`` is a plain dict of MaskablePPO's keyword arguments, checked (and described in
+#: the JSON Schema) as :class:`PPOSettings`.
+PPOArguments = Annotated[dict[str, Any], GetPydanticSchema(
+    lambda _, handler: core_schema.no_info_after_validator_function(
+        _ppo_arguments, handler.generate_schema(PPOSettings),
+        serialization=core_schema.plain_serializer_function_ser_schema(copy.deepcopy)))]
+
+
+class SelfPlayConfig(_Strict):
+    n_envs: Count = Field(32, description="games stepped together; opponents get one batched "
+                                          "call per step")
+    learner_seat: NonNegative | Literal["random"] = Field(
+        "random", description="the learner's seat, or random to draw it every episode")
+    snapshot_every: Count = Field(50_000, description="learner steps between snapshots into "
+                                                      "the pool")
+    pool_size: Count = Field(8, description="snapshots kept (the oldest is dropped)")
+    latest_prob: Probability = Field(0.5, description="chance a self seat plays the newest "
+                                                      "snapshot, else one drawn uniformly")
+    opponent_deterministic: bool = Field(False, description="snapshots play their most likely "
+                                                            "move instead of sampling")
+    opponents: dict[Literal["self", "random", "heuristic"], Weight] = Field(
+        {"self": 0.6, "random": 0.2, "heuristic": 0.2},  # (pydantic copies a default)
+        description="relative weights of the opponent kinds, drawn per seat")
+    reward: Literal["learner", "zero_sum"] = Field(
+        "learner", description="learner: the learner's own reward; zero_sum: minus the "
+                               "others' mean")
+    reward_scale: Positive = Field(1.0, description="the learner's rewards are multiplied by "
+                                                    "this")
+
+
+class TrainingConfig(_Strict):
+    total_timesteps: Count = Field(1_000_000, description="learner steps to train for")
+    checkpoint_every: Count = Field(50_000, description="learner steps between checkpoints; a "
+                                                        "kill loses at most this")
+    time_limit_minutes: Positive | None = Field(
+        None, description="stop cleanly after this long, warm start included (checkpoint "
+                          "first); null: no limit",
+        json_schema_extra={"errorMessage": "a number > 0 (or null for no limit)"})
+    device: str = Field("cpu", pattern=r"^(auto|cpu|mps|cuda(:[0-9]+)?)$",
+                        description="a torch device, or auto (CUDA where there is one)",
+                        json_schema_extra={"errorMessage": "'auto', 'cpu', 'cuda', "
+                                                           "'cuda:<index>' or 'mps'"})
+    # More threads than any machine has cores; torch crashed (a segfault) at 100,000.
+    torch_threads: int = Field(1, ge=1, le=1024, description="torch's intra-op threads")
+    init_from: Annotated[str, Field(min_length=1)] | None = Field(
+        None, description="a policy .zip to start a fresh run from (a curriculum stage)")
+    keep_policies: bool = Field(False, description="also keep every checkpoint's policy as "
+                                                   "policies/step-<N>.zip")
+
+
+class EvaluationConfig(_Strict):
+    every: Count = Field(50_000, description="learner steps between evaluations against random "
+                                             "and heuristic")
+    games: Count = Field(200, description="games per opponent in those evaluations")
+    final_games: NonNegative = Field(1000, description="games per opponent in the evaluation "
+                                                       "at the end of the run")
+    deterministic: bool = Field(True, description="evaluate the greedy policy (else it "
+                                                  "samples its moves)")
+    parallel: Count = Field(64, description="games played at once, with batched decisions")
+
+
+class PretrainConfig(_Strict):
     """Behaviour cloning from the heuristic before self-play (``games: 0`` turns it off).
 
     The heuristic plays every seat; the policy learns its moves (cross-entropy over legal
     actions) and the value head learns the games' outcomes. Its wall time counts against
     ``training.time_limit_minutes``."""
 
-    games: int = 0  # heuristic-vs-heuristic games to learn from
-    epochs: int = 4  # passes over those decisions
-    batch_size: int = 1024
-    learning_rate: float = 1e-3
-    max_decisions: int = 400_000  # cap on the decisions kept per collection (memory and time)
-    dagger_rounds: int = 0  # then: rounds of games played by the policy, labelled by the heuristic
-    dagger_games: int = 0  # games per round
-    dagger_epochs: int = 2  # epochs over all decisions gathered, after each round
+    games: NonNegative = Field(0, description="heuristic-against-heuristic games to clone "
+                                              "(0: no warm start)")
+    epochs: NonNegative = Field(4, description="passes over those decisions")
+    batch_size: Count = Field(1024, description="cloning minibatch size")
+    learning_rate: Positive = Field(1e-3, description="cloning learning rate (Adam)")
+    max_decisions: Count = Field(400_000, description="cap on the decisions kept per "
+                                                      "collection (memory and time)")
+    dagger_rounds: NonNegative = Field(0, description="rounds of DAgger after the clone")
+    dagger_games: NonNegative = Field(0, description="games per DAgger round, played by the "
+                                                     "policy, labelled by the heuristic")
+    dagger_epochs: NonNegative = Field(2, description="passes over everything gathered after "
+                                                      "each DAgger round")
 
 
-@dataclass
-class EvaluationConfig:
-    every: int = 50_000  # learner steps between evaluations against random and heuristic
-    games: int = 200  # games per opponent in those evaluations
-    final_games: int = 1000  # games per opponent in the evaluation at the end of the run
-    deterministic: bool = True  # evaluate the greedy policy
-    parallel: int = 64  # games played at once (batched decisions)
+#: The sections that are models (a key there in the wrong section is named as such).
+SECTIONS = ("selfplay", "training", "evaluation", "pretrain")
 
 
-@dataclass
-class Config:
-    game: str
-    seed: int = 0
-    features: str = "raw"  # policy input: "raw" observation, or "derived" (game's features.py)
-    env: dict[str, Any] = field(default_factory=dict)
-    ppo: dict[str, Any] = field(default_factory=dict)
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-    training: TrainingConfig = field(default_factory=TrainingConfig)
-    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
-    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+class Config(_Strict):
+    """A training config. Built directly in Python it is checked for types and ranges only;
+    :func:`from_dict` (and ``train``) checks the rest."""
+
+    model_config = ConfigDict(title="card-envs training config")
+
+    game: str = Field(description="the game to train", examples=["roy"])
+    seed: int = Field(0, ge=0, le=2**32 - 1,  # it reaches np.random.seed (through SB3)
+                      description="seeds the deals, the opponents' draws, torch and the warm "
+                                  "start")
+    features: Literal["raw", "derived"] = Field(
+        "raw", description="policy input: the raw observation, or derived (the game's "
+                           "features.py)")
+    env: dict[Any, Any] = Field(default_factory=dict,
+                                description="the game's options (its RULES.md)")
+    ppo: PPOArguments = Field(default_factory=lambda: copy.deepcopy(PPO_DEFAULTS))
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
+    training: TrainingConfig = Field(default_factory=TrainingConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    pretrain: PretrainConfig = Field(default_factory=PretrainConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        return copy.deepcopy(asdict(self))
+        return copy.deepcopy(self.model_dump())
 
 
-#: The sections built from dataclasses (a key there in the wrong section is named as such).
-_SECTIONS: dict[str, type] = {"selfplay": SelfPlayConfig, "training": TrainingConfig,
-                              "evaluation": EvaluationConfig, "pretrain": PretrainConfig}
-
-
-#: Defaults that make MaskablePPO fast with many envs (its own defaults suit one env). A config's
-#: ``ppo.policy_kwargs`` is merged over these ``policy_kwargs``, so setting another key keeps
-#: the ``net_arch``.
-PPO_DEFAULTS: dict[str, Any] = {
-    "learning_rate": 3e-4,
-    "n_steps": 128,
-    "batch_size": 1024,
-    "n_epochs": 4,
-    "gamma": 0.99,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "vf_coef": 0.5,
-    "max_grad_norm": 0.5,
-    "policy_kwargs": {"net_arch": [128, 128]},
-}
-#: MaskablePPO arguments the trainer sets itself.
-_PPO_RESERVED = {"policy", "env", "seed", "device", "verbose", "tensorboard_log",
-                 "_init_setup_model"}
-_OPPONENT_KINDS = ("self", "random", "heuristic")
-#: Seeds reach ``np.random.seed`` (through SB3), which takes 0 .. 2**32 - 1.
-_MAX_SEED = 2**32 - 1
-#: More threads than any machine has cores; torch crashed (a segfault) at 100,000.
-_MAX_THREADS = 1024
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _null(value: Any) -> bool:
-    return value is None
-
-
-#: What each MaskablePPO argument may be: (the allowed values in words, the test). A value
-#: outside these fails late in SB3 (a division by zero, a silent no-op update) or not at all
-#: (a discount above 1), without naming the key.
-_PPO_RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
-    "learning_rate": ("a number > 0", lambda v: _number(v) and v > 0),
-    "n_steps": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
-    "batch_size": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
-    "n_epochs": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
-    "gamma": ("a number in [0, 1]", lambda v: _number(v) and 0 <= v <= 1),
-    "gae_lambda": ("a number in [0, 1]", lambda v: _number(v) and 0 <= v <= 1),
-    "clip_range": ("a number > 0", lambda v: _number(v) and v > 0),
-    "clip_range_vf": ("null or a number > 0", lambda v: v is None or _number(v) and v > 0),
-    "normalize_advantage": ("true or false", lambda v: isinstance(v, bool)),
-    "ent_coef": ("a number >= 0", lambda v: _number(v) and v >= 0),
-    "vf_coef": ("a number >= 0", lambda v: _number(v) and v >= 0),
-    "max_grad_norm": ("a number > 0", lambda v: _number(v) and v > 0),
-    "target_kl": ("null or a number > 0", lambda v: v is None or _number(v) and v > 0),
-    "stats_window_size": ("an integer >= 1", lambda v: _integer(v) and v >= 1),
-    # MaskablePPO builds its own masked buffer, which takes no extra arguments.
-    "rollout_buffer_class": ("null (MaskablePPO's own masked buffer)", _null),
-    "rollout_buffer_kwargs": ("null (MaskablePPO's own masked buffer)", _null),
-}
-#: ``ppo.policy_kwargs`` entries a YAML file can hold, and what they may be. Classes
-#: (``activation_fn``, ``optimizer_class``) cannot be written in YAML.
-_POLICY_RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
-    "net_arch": ("a list of layer widths (integers >= 1), or {pi: [...], vf: [...]}",
-                 lambda v: _layers(v) or isinstance(v, dict) and set(v) <= {"pi", "vf"}
-                 and all(_layers(x) for x in v.values())),
-    "ortho_init": ("true or false", lambda v: isinstance(v, bool)),
-    "normalize_images": ("true or false", lambda v: isinstance(v, bool)),
-    "share_features_extractor": ("true or false", lambda v: isinstance(v, bool)),
-    "optimizer_kwargs": ("null or a mapping of torch.optim.Adam arguments",
-                         lambda v: v is None or isinstance(v, dict)),
-}
-
-
-def _layers(value: Any) -> bool:
-    return isinstance(value, list) and all(_integer(x) and x >= 1 for x in value)
-
-
-def _unknown(section: str, key: str, allowed: list[str], game: Any = None) -> ConfigError:
-    """The error for an unknown ``key``: a look-alike allowed here, and where a real key of
-    that name belongs (``selfplay.n_steps`` looks like ``n_envs`` and belongs in ``ppo``)."""
-    homes = [f"in {name}.{key}" for name, names in _section_keys(game).items()
-             if f"{name}." != section and key in names]
-    if section and key in {f.name for f in fields(Config)} and key not in _SECTIONS:
-        homes.append("at the top level")
-    close = difflib.get_close_matches(key, allowed, n=1)
-    hints = [f"did you mean {close[0]!r}?"] if close else []
-    if homes:
-        hints.append(f"{key} belongs {' or '.join(homes)}" if hints
-                     else f"it belongs {' or '.join(homes)}")
-    hint = f" ({' '.join(hints)})" if hints else ""
-    return ConfigError(f"{section}{key}: unknown key{hint}; allowed: {', '.join(sorted(allowed))}")
-
-
-def _section_keys(game: Any) -> dict[str, set[str]]:
-    """The keys each section takes: MaskablePPO's arguments, the fields, and ``game``'s
-    options (when the config names an installed game)."""
-    from sb3_contrib import MaskablePPO
-
-    from card_envs.games import GAMES, get_game
-
-    keys = {"ppo": set(inspect.signature(MaskablePPO.__init__).parameters)
-            - _PPO_RESERVED - {"self"}}
-    if isinstance(game, str) and game in GAMES:
-        keys["env"] = set(get_game(game).engine_class().options())
-    return {**keys, **{name: {f.name for f in fields(cls)} for name, cls in _SECTIONS.items()}}
-
-
-_SCALAR_TYPES: dict[str, list[type]] = {"int": [int], "float": [float, int], "str": [str],
-                                         "bool": [bool], "None": [type(None)]}
-
-
-def _check_type(name: str, value: Any, annotation: str) -> Any:
-    """Check a scalar against a dataclass annotation string (ints pass as floats)."""
-    ok_types: list[type] = []
-    for part in annotation.replace(" ", "").split("|"):
-        ok_types += _SCALAR_TYPES.get(part, [object])
-    if isinstance(value, bool) and bool not in ok_types:
-        ok = False
-    else:
-        ok = any(isinstance(value, t) for t in ok_types)
-    if not ok:
-        raise ConfigError(f"{name}: expected {annotation}, got {value!r}")
-    return float(value) if float in ok_types and int not in ok_types else value
-
-
-def _build_section(cls: type, name: str, data: Any, game: str) -> Any:
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name}: expected a mapping, got {data!r}")
-    known = {f.name: f for f in fields(cls)}
-    kwargs = {}
-    for key, value in data.items():
-        if key not in known:
-            raise _unknown(f"{name}.", str(key), list(known), game)
-        annotation = str(known[key].type)  # a string: this module postpones annotations
-        if annotation.startswith("dict"):
-            if not isinstance(value, dict):
-                raise ConfigError(f"{name}.{key}: expected a mapping, got {value!r}")
-            kwargs[key] = value
-        else:
-            kwargs[key] = _check_type(f"{name}.{key}", value, annotation)
-    return cls(**kwargs)
-
-
-def _validate_ppo(ppo: Any, game: str) -> dict[str, Any]:
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    if not isinstance(ppo, dict):
-        raise ConfigError(f"ppo: expected a mapping, got {ppo!r}")
-    params = inspect.signature(MaskablePPO.__init__).parameters
-    allowed = [k for k in params if k not in _PPO_RESERVED and k != "self"]
-    merged = copy.deepcopy(PPO_DEFAULTS)
-    for key, value in ppo.items():
-        if key not in allowed:
-            raise _unknown("ppo.", str(key), allowed, game)
-        if key == "policy_kwargs":
-            continue
-        if key in _PPO_RULES:
-            what, ok = _PPO_RULES[key]
-            if not ok(value):
-                raise ConfigError(f"ppo.{key}: expected {what}, got {value!r}")
-        else:  # an argument a newer MaskablePPO added: at least its type
-            default = params[key].default
-            if _number(default) and not _number(value):
-                raise ConfigError(f"ppo.{key}: expected a number, got {value!r}")
-        merged[key] = value
-    if "policy_kwargs" in ppo:
-        pk = ppo["policy_kwargs"]
-        if not isinstance(pk, dict):
-            # (An empty "policy_kwargs:" is None, which would drop the default net_arch.)
-            raise ConfigError("ppo.policy_kwargs: expected a mapping such as "
-                              f"{{net_arch: [128, 128]}}, got {pk!r}; leave the key out for "
-                              f"the default {PPO_DEFAULTS['policy_kwargs']}")
-        merged["policy_kwargs"] = {**PPO_DEFAULTS["policy_kwargs"], **copy.deepcopy(pk)}
-    pol_allowed = [k for k in inspect.signature(MaskableActorCriticPolicy.__init__).parameters
-                   if k not in ("self", "observation_space", "action_space", "lr_schedule")]
-    pol_allowed = [k for k in pol_allowed if not k.startswith("features_extractor")]
-    for key, value in merged["policy_kwargs"].items():
-        name = f"ppo.policy_kwargs.{key}"
-        if str(key).startswith("features_extractor"):
-            raise ConfigError(f"{name}: set the policy input with the top-level "
-                              "'features: raw | derived' instead")
-        if key not in pol_allowed:
-            raise _unknown("ppo.policy_kwargs.", str(key), pol_allowed)
-        if key not in _POLICY_RULES:
-            raise ConfigError(f"{name}: cannot be set in a config (it takes a class, which "
-                              "YAML cannot hold)")
-        what, ok = _POLICY_RULES[key]
-        if not ok(value):
-            raise ConfigError(f"{name}: expected {what}, got {value!r}")
-    _check_optimizer_kwargs(merged["policy_kwargs"].get("optimizer_kwargs") or {})
-    return merged
-
-
-def _check_optimizer_kwargs(kwargs: dict[str, Any]) -> None:
-    import torch
-
-    allowed = [k for k in inspect.signature(torch.optim.Adam).parameters
-               if k not in ("params", "lr")]
-    for key in kwargs:
-        if key not in allowed:
-            raise _unknown("ppo.policy_kwargs.optimizer_kwargs.", str(key), allowed)
-    if kwargs.get("differentiable"):
-        raise ConfigError("ppo.policy_kwargs.optimizer_kwargs.differentiable: PPO's update "
-                          "steps Adam outside autograd, which a differentiable Adam refuses; "
-                          "leave it out")
-    # The values too, by one step on a CPU tensor (``capturable`` is checked against the device
-    # with the training section): torch refused a bad one only when the run first updated,
-    # after its directory was made. YAML 1.1 read "eps: 1e-5" as a string, for one.
-    try:
-        param = torch.zeros(1, requires_grad=True)
-        adam = torch.optim.Adam([param], **{**kwargs, "capturable": False})
-        param.grad = torch.ones(1)
-        adam.step()
-    except Exception as err:  # a betas of one number fails with an IndexError, say
-        hint = ("; a number written in quotes is text" if any(isinstance(v, str)
-                                                            for v in kwargs.values()) else "")
-        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs: torch.optim.Adam refuses "
-                          f"{kwargs}: {type(err).__name__}: {err}{hint}") from None
-
-
-def _check_device(device: str, check_cuda: bool) -> None:
-    import torch
-
-    if device == "auto":  # SB3's own choice: cuda when available, else cpu
-        return
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, ValueError):
-        parsed = None
-    if parsed is None or parsed.type not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"training.device: expected 'auto', 'cpu', 'cuda', 'cuda:<index>' or "
-                          f"'mps', got {device!r}")
-    if check_cuda and parsed.type == "mps" and not torch.backends.mps.is_available():
-        raise ConfigError("training.device: 'mps', but this machine has no MPS device "
-                          "(torch.backends.mps.is_available() is False); use 'cpu' or 'auto'")
-    # SB3 would train on the CPU instead, silently, while config.yaml still said cuda.
-    if not check_cuda or parsed.type != "cuda":
-        return
-    if not torch.cuda.is_available():
-        raise ConfigError(f"training.device: {device!r}, but CUDA is not available on this "
-                          "machine (torch.cuda.is_available() is False); use 'cpu', or 'auto' "
-                          "for CUDA where there is one")
-    count = torch.cuda.device_count()
-    if parsed.index is not None and parsed.index >= count:  # torch fails only at the first use
-        raise ConfigError(f"training.device: {device!r}, but this machine has {count} CUDA "
-                          f"device(s): cuda:0 to cuda:{count - 1}")
-
-
-def _on_cuda(device: str) -> bool:
-    """``training.device`` puts the model on a CUDA device here ('auto' does where one is)."""
-    import torch
-
-    if device == "auto":
-        return torch.cuda.is_available()
-    return torch.device(device).type == "cuda"
-
-
-def _validate_env(game: str, env: dict[str, Any]) -> None:
-    from card_envs.games import GAMES, make_engine
-
-    if game not in GAMES:
-        close = difflib.get_close_matches(game, list(GAMES), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ConfigError(f"game: unknown game {game!r}{hint}; installed: {', '.join(GAMES)}")
-    for key in env:
-        if not isinstance(key, str):
-            raise ConfigError(f"env: option names are words such as num_players, got {key!r}")
-    try:
-        make_engine(game, **env)
-    except ValueError as err:
-        raise ConfigError(f"env: {err}") from None
-
-
-def _check_features(game: str, features: Any) -> str:
-    from card_envs.games import get_game
-
-    if features not in ("raw", "derived"):
-        raise ConfigError(f"features: expected 'raw' or 'derived', got {features!r}")
-    if features == "derived" and get_game(game).features is None:
-        raise ConfigError(f"features: {game} has no derived features; use 'raw'")
-    return str(features)
-
-
-def _check_finite(node: Any, path: str) -> None:
-    """YAML's ``.nan`` and ``.inf`` are floats: a NaN passes no comparison, so a NaN weight or
-    learning rate could slip past a range check; an infinite one passes ``> 0``."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _check_finite(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(node, (list, tuple)):
-        for i, value in enumerate(node):
-            _check_finite(value, f"{path}[{i}]")
-    elif isinstance(node, float) and not math.isfinite(node):
-        raise ConfigError(f"{path}: expected a finite number, got {node!r}")
-
-
-def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
+def from_dict(data: Any, *, check_cuda: bool = True) -> Config:
     """Validate a config mapping (as loaded from YAML) into a :class:`Config`.
 
     ``check_cuda=False`` accepts a GPU ``training.device`` (CUDA or MPS, and a CUDA-only
@@ -452,119 +239,148 @@ def from_dict(data: dict[str, Any], *, check_cuda: bool = True) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping of keys to values, got "
                           f"{type(data).__name__} {data!r:.60}")
-    top = [f.name for f in fields(Config)]
-    for key in data:
-        if key not in top:
-            raise _unknown("", str(key), top, data.get("game"))
-    _check_finite(data, "")
-    if "game" not in data:
-        raise ConfigError("game: missing (e.g. 'game: roy')")
-    game = _check_type("game", data["game"], "str")
-    env = data.get("env") or {}
-    if not isinstance(env, dict):
-        raise ConfigError(f"env: expected a mapping, got {env!r}")
-    _validate_env(game, env)
-    seed = _check_type("seed", data.get("seed", 0), "int")
-    if not 0 <= seed <= _MAX_SEED:
-        raise ConfigError(f"seed: expected an integer in 0..{_MAX_SEED}, got {seed}")
-    ppo = data.get("ppo")
-    cfg = Config(
-        game=game,
-        seed=seed,
-        features=_check_features(game, data.get("features", "raw")),
-        env=dict(env),
-        ppo=_validate_ppo({} if ppo is None else ppo, game),
-        selfplay=_build_section(SelfPlayConfig, "selfplay", data.get("selfplay"), game),
-        training=_build_section(TrainingConfig, "training", data.get("training"), game),
-        evaluation=_build_section(EvaluationConfig, "evaluation", data.get("evaluation"),
-                                  game),
-        pretrain=_build_section(PretrainConfig, "pretrain", data.get("pretrain"), game),
-    )
-    _check_values(cfg, check_cuda)
+    # An empty section ("selfplay:" with nothing under it) is YAML's null: the defaults.
+    data = {k: {} if v is None and k in ("env", "ppo", *SECTIONS) else v
+            for k, v in data.items()}
+    try:
+        cfg = Config.model_validate(data)
+    except ValidationError as err:
+        from training.config_errors import describe
+
+        raise ConfigError(describe(err, data)) from None
+    _check_game(cfg)
+    _check_together(cfg)
+    _check_torch(cfg, check_cuda)
     return cfg
 
 
-def _check_values(cfg: Config, check_cuda: bool) -> None:
-    sp, tr, ev = cfg.selfplay, cfg.training, cfg.evaluation
-    for kind, rate in sp.opponents.items():
-        if kind not in _OPPONENT_KINDS:
-            raise _unknown("selfplay.opponents.", str(kind), list(_OPPONENT_KINDS))
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
-            raise ConfigError(f"selfplay.opponents.{kind}: expected a weight >= 0 (the weights "
-                              f"are relative), got {rate!r}")
+def _check_game(cfg: Config) -> None:
+    """What depends on the game: its options, its features, its seats."""
+    from card_envs.games import GAMES, get_game, make_engine
+
+    if cfg.game not in GAMES:
+        close = difflib.get_close_matches(cfg.game, list(GAMES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"game: unknown game {cfg.game!r}{hint}; installed: "
+                          f"{', '.join(GAMES)}")
+    for key in cfg.env:
+        if not isinstance(key, str):
+            raise ConfigError(f"env: option names are words such as num_players, got {key!r}")
+    try:
+        n = make_engine(cfg.game, **cfg.env).num_players
+    except ValueError as err:
+        raise ConfigError(f"env: {err}") from None
+    if cfg.features == "derived" and get_game(cfg.game).features is None:
+        raise ConfigError(f"features: {cfg.game} has no derived features; use 'raw'")
+    seat = cfg.selfplay.learner_seat
+    if seat != "random" and seat >= n:
+        raise ConfigError(f"selfplay.learner_seat: expected 'random' or 0..{n - 1}, "
+                          f"got {seat!r}")
+
+
+def _check_together(cfg: Config) -> None:
+    """Settings that are each fine alone but not together."""
+    sp, pt, ppo = cfg.selfplay, cfg.pretrain, cfg.ppo
     if sum(sp.opponents.values()) <= 0:
         raise ConfigError("selfplay.opponents: at least one weight must be positive")
-    from card_envs.games import make_engine
-
-    n = make_engine(cfg.game, **cfg.env).num_players
-    if sp.learner_seat != "random" and not (
-        isinstance(sp.learner_seat, int) and 0 <= sp.learner_seat < n
-    ):
-        raise ConfigError(f"selfplay.learner_seat: expected 'random' or 0..{n - 1}, "
-                          f"got {sp.learner_seat!r}")
-    positive: dict[str, float] = {
-        "selfplay.n_envs": sp.n_envs, "selfplay.snapshot_every": sp.snapshot_every,
-        "selfplay.pool_size": sp.pool_size, "training.total_timesteps": tr.total_timesteps,
-        "training.checkpoint_every": tr.checkpoint_every,
-        "training.torch_threads": tr.torch_threads, "evaluation.every": ev.every,
-        "evaluation.games": ev.games, "evaluation.parallel": ev.parallel}
-    for name, value in positive.items():
-        if value <= 0:
-            raise ConfigError(f"{name}: expected a positive number, got {value!r}")
-    from training.selfplay import check_reward
-
-    try:
-        check_reward(sp.reward, sp.reward_scale)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-    if not 0.0 <= sp.latest_prob <= 1.0:
-        raise ConfigError("selfplay.latest_prob: expected a number in [0, 1], "
-                          f"got {sp.latest_prob}")
-    pt = cfg.pretrain
-    for name, count in {"pretrain.games": pt.games, "pretrain.epochs": pt.epochs,
-                        "pretrain.dagger_rounds": pt.dagger_rounds,
-                        "pretrain.dagger_games": pt.dagger_games,
-                        "pretrain.dagger_epochs": pt.dagger_epochs}.items():
-        if count < 0:
-            raise ConfigError(f"{name}: expected >= 0, got {count!r}")
-    if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
-        raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
-                          "and pretrain.dagger_epochs above 0")
-    for name, value in {"pretrain.batch_size": pt.batch_size,
-                        "pretrain.learning_rate": pt.learning_rate,
-                        "pretrain.max_decisions": pt.max_decisions}.items():
-        if value <= 0:
-            raise ConfigError(f"{name}: expected a positive number, got {value!r}")
     if pt.games and not pt.epochs:
         raise ConfigError("pretrain.epochs: expected >= 1 when pretrain.games > 0 (the games "
                           "would be played and never learned from), got 0")
-    if ev.final_games < 0:
-        raise ConfigError(f"evaluation.final_games: expected >= 0, got {ev.final_games}")
-    if tr.time_limit_minutes is not None and not tr.time_limit_minutes > 0:
-        raise ConfigError("training.time_limit_minutes: expected a number > 0 (or null for no "
-                          f"limit), got {tr.time_limit_minutes}")
-    _check_device(tr.device, check_cuda)
-    optimizer = cfg.ppo["policy_kwargs"].get("optimizer_kwargs") or {}
-    if check_cuda and optimizer.get("capturable") and not _on_cuda(tr.device):
-        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
-                          f"model on CUDA, but training.device {tr.device!r} is not a CUDA "
-                          "device here; leave it out")
-    if tr.torch_threads > _MAX_THREADS:
-        raise ConfigError(f"training.torch_threads: expected 1..{_MAX_THREADS}, got "
-                          f"{tr.torch_threads}")
-    if tr.init_from is not None and not tr.init_from:
-        raise ConfigError("training.init_from: expected a policy .zip path or null, got ''")
-    rollout = cfg.ppo["n_steps"] * sp.n_envs
-    if rollout % cfg.ppo["batch_size"] and rollout >= cfg.ppo["batch_size"]:
-        raise ConfigError(f"ppo.batch_size: {cfg.ppo['batch_size']} does not divide the rollout "
-                          f"of ppo.n_steps * selfplay.n_envs = {rollout} samples")
+    if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
+        raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
+                          "and pretrain.dagger_epochs above 0")
+    rollout, batch = ppo["n_steps"] * sp.n_envs, ppo["batch_size"]
+    if rollout % batch and rollout >= batch:
+        raise ConfigError(f"ppo.batch_size: {batch} does not divide the rollout of "
+                          f"ppo.n_steps * selfplay.n_envs = {rollout} samples")
     # Advantages are normalised per minibatch: one sample's standard deviation is NaN, and the
     # first update would crash MaskablePPO on NaN logits (plain PPO refuses this up front).
-    if cfg.ppo.get("normalize_advantage", True) and min(rollout, cfg.ppo["batch_size"]) < 2:
-        name = "ppo.batch_size" if cfg.ppo["batch_size"] < 2 else "ppo.n_steps"
-        raise ConfigError(f"{name}: minibatches of one sample (ppo.batch_size "
-                          f"{cfg.ppo['batch_size']}, a rollout of {rollout}) normalise "
-                          "advantages to NaN; use at least 2, or ppo.normalize_advantage: false")
+    if ppo.get("normalize_advantage", True) and min(rollout, batch) < 2:
+        name = "ppo.batch_size" if batch < 2 else "ppo.n_steps"
+        raise ConfigError(f"{name}: minibatches of one sample (ppo.batch_size {batch}, a "
+                          f"rollout of {rollout}) normalise advantages to NaN; use at least 2, "
+                          "or ppo.normalize_advantage: false")
+
+
+def _check_torch(cfg: Config, check_cuda: bool) -> None:
+    """What only torch can say: Adam takes the optimizer's arguments (a bad one failed only at
+    the run's first update, after its directory was made), and the device exists here."""
+    import torch
+
+    optimizer = cfg.ppo["policy_kwargs"].get("optimizer_kwargs") or {}
+    allowed = [k for k in inspect.signature(torch.optim.Adam).parameters
+               if k not in ("params", "lr")]
+    for key in optimizer:
+        if key not in allowed:
+            from training.config_errors import unknown_key
+
+            raise ConfigError(unknown_key("ppo.policy_kwargs.optimizer_kwargs.", str(key),
+                                          allowed))
+    if optimizer.get("differentiable"):
+        raise ConfigError("ppo.policy_kwargs.optimizer_kwargs.differentiable: PPO's update "
+                          "steps Adam outside autograd, which a differentiable Adam refuses; "
+                          "leave it out")
+    try:  # one step on a CPU tensor (capturable is checked against the device below)
+        param = torch.zeros(1, requires_grad=True)
+        adam = torch.optim.Adam([param], **{**optimizer, "capturable": False})
+        param.grad = torch.ones(1)
+        adam.step()
+    except Exception as err:  # a betas of one number fails with an IndexError, say
+        hint = ("; a number written in quotes is text"
+                if any(isinstance(v, str) for v in optimizer.values()) else "")
+        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs: torch.optim.Adam refuses "
+                          f"{optimizer}: {type(err).__name__}: {err}{hint}") from None
+    if not check_cuda:
+        return
+    device = cfg.training.device
+    if device == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError("training.device: 'mps', but this machine has no MPS device "
+                          "(torch.backends.mps.is_available() is False); use 'cpu' or 'auto'")
+    on_cuda = device.startswith("cuda")
+    # SB3 would train on the CPU instead, silently, while config.yaml still said cuda.
+    if on_cuda and not torch.cuda.is_available():
+        raise ConfigError(f"training.device: {device!r}, but CUDA is not available on this "
+                          "machine (torch.cuda.is_available() is False); use 'cpu', or 'auto' "
+                          "for CUDA where there is one")
+    count, index = torch.cuda.device_count(), torch.device(device).index if on_cuda else None
+    if index is not None and index >= count:  # torch fails only at the first use
+        raise ConfigError(f"training.device: {device!r}, but this machine has {count} CUDA "
+                          f"device(s): cuda:0 to cuda:{count - 1}")
+    if optimizer.get("capturable") and not (
+            on_cuda or device == "auto" and torch.cuda.is_available()):
+        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
+                          f"model on CUDA, but training.device {device!r} is not a CUDA "
+                          "device here; leave it out")
+
+
+@cache
+def config_schema() -> dict[str, Any]:
+    """The config's JSON Schema (``configs/config.schema.json``): the models' schema, with the
+    installed games' names and, for each game, its ``env`` options, their defaults, documents
+    and allowed values (the engines check the values; the schema completes and describes)."""
+    from card_envs.games import GAMES
+
+    schema = Config.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["properties"]["game"]["enum"] = list(GAMES)
+    schema["allOf"] = []
+    for name, game in GAMES.items():
+        options = {}
+        for key, option in game.engine_class().options().items():
+            prop: dict[str, Any] = {"description": option.doc, "default": option.default}
+            if option.choices is not None:
+                prop["enum"] = list(option.choices)
+            options[key] = prop
+        schema["allOf"].append({
+            "if": {"properties": {"game": {"const": name}}, "required": ["game"]},
+            "then": {"properties": {"env": {"properties": options,
+                                            "additionalProperties": False}}}})
+    return schema
+
+
+def schema_text() -> str:
+    """:func:`config_schema` as the committed file holds it."""
+    return json.dumps(config_schema(), indent=2) + "\n"
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
@@ -597,8 +413,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
         where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
     try:
         return from_dict(data, check_cuda=check_cuda)
-    except ConfigError as err:
-        raise ConfigError(f"{where}: {err}") from None
+    except ConfigError as err:  # each problem on its own line
+        raise ConfigError("\n".join(f"{where}: {problem}"
+                                     for problem in str(err).splitlines())) from None
 
 
 def _read_text(path: Path) -> str:
@@ -613,70 +430,27 @@ def _read_text(path: Path) -> str:
 
 
 def parse_yaml(text: str, where: str) -> Any:
-    """``yaml.safe_load``, but ``1e-4`` is a number, a duplicate key is an error (PyYAML
-    silently keeps the last value) and a syntax error is one line naming the file and the
-    position."""
+    """YAML 1.2 (``1e-4`` is a number, ``010`` is 10); a duplicate key is an error, and so is
+    a syntax error, in one line naming ``where`` and the position."""
     try:
-        loader = _ConfigLoader(text)  # (its reader already refuses some characters)
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _check_duplicate_keys(node, "", where, set())
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{where}: not valid YAML: {_yaml_problem(err, text)}") from None
-
-
-def _check_duplicate_keys(node: yaml.Node, path: str, where: str, seen: set[int]) -> None:
-    if id(node) in seen:  # an alias: its anchor was checked already (and may contain itself)
-        return
-    seen.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        first: dict[tuple[str, str], yaml.Node] = {}
-        for key, value in node.value:
-            name = f"{path}.{key.value}" if path else str(key.value)
-            if isinstance(key, yaml.ScalarNode):
-                if (key.tag, key.value) in first:
-                    at, before = key.start_mark, first[key.tag, key.value].start_mark
-                    same_line = at.line == before.line  # a flow mapping: {a: 1, a: 2}
-                    raise ConfigError(f"{where}: {name}: duplicate key at {_at(at, same_line)} "
-                                      f"(first at {_at(before, same_line)}); keep one")
-                first[key.tag, key.value] = key
-            _check_duplicate_keys(value, name, where, seen)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _check_duplicate_keys(item, f"{path}[{i}]", where, seen)
-
-
-def _at(mark: yaml.Mark, column: bool) -> str:
-    return f"line {mark.line + 1}" + (f", column {mark.column + 1}" if column else "")
-
-
-def _yaml_problem(err: yaml.YAMLError, text: str) -> str:
-    """PyYAML's message in one line, with the position: its own spans several lines and names
-    the source "<unicode string>"."""
-    mark = getattr(err, "problem_mark", None)
-    if isinstance(err, yaml.MarkedYAMLError) and mark is not None:
-        problem = f"line {mark.line + 1}, column {mark.column + 1}: {err.problem}"
-        context_mark = err.context_mark
-        if err.context and context_mark is not None:
-            problem += (f" ({err.context} at line {context_mark.line + 1}, column "
-                        f"{context_mark.column + 1})")
-        return problem
-    if isinstance(err, yaml.reader.ReaderError):  # a character YAML does not allow
-        line = text.count("\n", 0, err.position) + 1
-        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
-        return f"line {line}, column {column}: {str(err).splitlines()[0]}"
-    return " ".join(str(err).split())
+        return yaml12.load(text, where)
+    except yaml12.YamlError as err:
+        raise ConfigError(str(err)) from None
 
 
 def save_config(cfg: Config, path: str | Path) -> None:
     """Write the resolved config atomically: a kill mid-write leaves the old file whole."""
     from training.checkpoint import atomic_write
 
-    text = yaml.safe_dump(cfg.to_dict(), sort_keys=False)
+    text = yaml12.dump(cfg.to_dict())
     Path(path).parent.mkdir(parents=True, exist_ok=True)  # else the error names the temp file
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+
+
+def main() -> None:
+    """``python -m training.config > configs/config.schema.json`` regenerates the schema."""
+    print(schema_text(), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,10 +7,11 @@ Every pair of agents plays a matchup. In a two-player game the two sit opposite 
 swap seats every game. With more seats, agent A (the *focal* agent) takes one seat, rotated
 through all seats, and B fills every other seat, so "A beats random in 3-player ROY" means A
 against two random players (chance is 1/3). A's score in a game is 1 for a sole win, 1/k for a
-k-way shared win, 0 otherwise; its win rate carries a 95% Wilson interval. TrueSkill ratings
-(the ``trueskill`` package) come from every game, seat by seat as a free-for-all, without skill
-drift and with the matchups interleaved (:func:`rate`); an agent that fills several seats of one
-game gets the mean of those seats' updates.
+k-way shared win, 0 otherwise; its win rate carries a 95% Wilson interval. Ratings (openskill's
+Plackett-Luce model, a maintained successor to TrueSkill in the same mu/sigma terms) come from
+every game, seat by seat as a free-for-all, without skill drift and independent of the games'
+order (:func:`rate`); an agent that fills several seats of one game gets the mean of those
+seats' updates.
 
 Agents: ``random``, ``heuristic``, a saved ``.zip`` policy, a run directory (its best policy),
 and, from Python, any :class:`~card_envs.agents.Agent`, callable or batched actor. The command
@@ -33,7 +34,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, permutations, zip_longest
+from itertools import combinations, permutations
 from typing import Any
 
 import numpy as np
@@ -181,37 +182,55 @@ def _score(match: MatchResult, seating: list[int], winners: list[int], a: int,
         match.losses += 1
 
 
-def rate(num_agents: int, schedule: Sequence[Sequence[tuple[list[int], list[int]]]]) -> list[Any]:
-    """TrueSkill ratings from every matchup's games (each a list of (seating, winners)).
+#: Seeded orders each evaluation's games are rated in (their ratings are averaged).
+RATING_ORDERS = 8
 
-    The agents do not change during an evaluation, so their skills get no drift (``tau=0``),
-    and the matchups' games are rated interleaved, not one matchup after another. With
-    TrueSkill's defaults (drift, block order) the last matchup's latest games outweigh the
-    rest, and an agent that won 60% of its games was sometimes rated below the loser.
+
+def rate(num_agents: int, schedule: Sequence[Sequence[tuple[list[int], list[int]]]],
+         orders: int = RATING_ORDERS) -> list[Any]:
+    """openskill Plackett-Luce ratings from every matchup's games (each a list of (seating,
+    winners)): objects with ``mu`` and ``sigma``, one per agent.
+
+    The agents do not change during an evaluation, so their skills get no drift (``tau=0``;
+    with drift the last games outweigh the rest, and sigma stops shrinking). An online rating
+    still depends on the order of its games, which here is arbitrary: the games are put in one
+    canonical order, rated in ``orders`` seeded random orders from it, and the ratings averaged.
+    So the same games give the same ratings in any order, and no stretch of games decides them
+    (rated one matchup after another, an agent that won 60% of its games was sometimes rated
+    below the loser).
     """
-    import trueskill
+    from openskill.models import PlackettLuce
 
-    ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)
-    ratings = [ts.create_rating() for _ in range(num_agents)]
-    for games_at_turn in zip_longest(*schedule):
-        for game in games_at_turn:
-            if game is not None:
-                _update_ratings(ratings, ts, *game)
-    return ratings
+    model = PlackettLuce(tau=0.0)
+    games = sorted((list(seating), sorted(winners)) for matchup in schedule
+                   for seating, winners in matchup)
+    rng = np.random.default_rng(0)
+    mu, sigma = np.zeros(num_agents), np.zeros(num_agents)
+    for _ in range(orders):
+        ratings = [model.rating() for _ in range(num_agents)]
+        for g in rng.permutation(len(games)):
+            _update_ratings(ratings, model, *games[g])
+        mu += np.array([r.mu for r in ratings])
+        sigma += np.array([r.sigma for r in ratings])
+    return [model.rating(mu=float(m), sigma=float(s))
+            for m, s in zip(mu / orders, sigma / orders, strict=True)]
 
 
-def _update_ratings(ratings: list[Any], env: Any, seating: list[int], winners: list[int]) -> None:
-    """One free-for-all TrueSkill update; winners share rank 0, the rest rank 1."""
+def _update_ratings(ratings: list[Any], model: Any, seating: list[int],
+                    winners: list[int]) -> None:
+    """One free-for-all update, each seat a team of one; winners share rank 0, the rest rank
+    1. An agent in several seats gets the mean of their updates."""
     if not winners or len(set(seating)) < 2:
         return
     ranks = [0 if s in winners else 1 for s in range(len(seating))]
-    groups = [(ratings[i],) for i in seating]
-    new = env.rate(groups, ranks=ranks)
+    # A rating object of its own for every seat: openskill matches its results to its inputs
+    # by identity, and one object in two seats got one update for both.
+    teams = [[model.rating(mu=ratings[i].mu, sigma=ratings[i].sigma)] for i in seating]
+    new = model.rate(teams, ranks=ranks)
     for agent in set(seating):
         seats = [s for s, i in enumerate(seating) if i == agent]
-        mu = sum(new[s][0].mu for s in seats) / len(seats)
-        sigma = sum(new[s][0].sigma for s in seats) / len(seats)
-        ratings[agent] = env.create_rating(mu=mu, sigma=sigma)
+        ratings[agent] = model.rating(mu=sum(new[s][0].mu for s in seats) / len(seats),
+                                      sigma=sum(new[s][0].sigma for s in seats) / len(seats))
 
 
 def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
@@ -341,7 +360,7 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(f"{m['a']:<{a_width}}  {m['b']:<{b_width}} {m['win_rate']:8.3f}  "
                      f"[{lo:.3f}, {hi:.3f}]  {m['wins']:5d} {m['losses']:5d} {m['draws']:5d}")
     width = max([len(label) for label in report["ratings"]] + [len("agent")])
-    lines += ["", f"{'agent':<{width}}  {'TrueSkill mu':>12} {'sigma':>6} {'mu-3s':>7}"]
+    lines += ["", f"{'agent':<{width}}  {'openskill mu':>12} {'sigma':>6} {'mu-3s':>7}"]
     for label, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["mu"]):
         lines.append(f"{label:<{width}}  {r['mu']:12.2f} {r['sigma']:6.2f} "
                      f"{r['conservative']:7.2f}")

@@ -471,10 +471,11 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
         save_config(cfg, run_dir / "config.yaml")
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
+    opponents = {str(kind): weight for kind, weight in sp.opponents.items()}
 
     with StopOnSignal() as stop_request:
         # 1. N games of the game, opponents batched, learner seat rotating.
-        venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, sp.opponents,
+        venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, opponents,
                               pool_size=sp.pool_size, latest_prob=sp.latest_prob,
                               learner_seat=sp.learner_seat,
                               opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,

@@ -60,6 +60,8 @@ TRAIN = "training/train.py"
 CHECKPOINT = "training/checkpoint.py"
 TRAINING_CONFIG = "training/config.py"
 GAME_PAGES = "docs/_hooks/game_pages.py"
+CONFIG_ERRORS = "training/config_errors.py"
+YAML12 = "training/yaml12.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1456,13 +1458,32 @@ CATALOG: tuple[Mutant, ...] = (
         why="duplicate matchups are dealt different games, so two policies meet other hands",
     ),
     Mutant(
-        id="tr-trueskill-drift",
+        id="tr-rating-drift",
         area="training",
         path=EVALUATE,
-        old="ts = trueskill.TrueSkill(draw_probability=0.0, tau=0.0)",
-        new="ts = trueskill.TrueSkill(draw_probability=0.0)",
-        tests=("tests/test_evaluate.py::test_ratings_rank_a_sixty_percent_winner_above_the_loser",),
-        why="ratings drift, so the last games of the last matchup outweigh the rest",
+        old="model = PlackettLuce(tau=0.0)",
+        new="model = PlackettLuce()",
+        tests=("tests/test_evaluate.py::test_unchanging_agents_grow_more_certain_with_more_games",),
+        why="ratings drift, so the last games outweigh the rest and sigma never shrinks",
+    ),
+    Mutant(
+        id="tr-rating-in-given-order",
+        area="training",
+        path=EVALUATE,
+        old="games = sorted((list(seating), sorted(winners)) for matchup in schedule",
+        new="games = list((list(seating), sorted(winners)) for matchup in schedule",
+        tests=("tests/test_evaluate.py::test_ratings_do_not_depend_on_the_order_of_the_games",),
+        why="the same games listed in another order get other ratings",
+    ),
+    Mutant(
+        id="tr-rating-one-object-for-two-seats",
+        area="training",
+        path=EVALUATE,
+        old="teams = [[model.rating(mu=ratings[i].mu, sigma=ratings[i].sigma)] for i in seating]",
+        new="teams = [[ratings[i]] for i in seating]",
+        tests=("tests/test_evaluate.py::"
+               "test_an_agent_in_several_seats_gets_the_mean_of_their_updates",),
+        why="an agent in two seats passes openskill one object twice, which rates it once",
     ),
     Mutant(
         id="tr-resume-global-rng-lost",
@@ -1493,13 +1514,90 @@ CATALOG: tuple[Mutant, ...] = (
         why="a snapshot / evaluation / checkpoint due exactly now is scheduled again for now",
     ),
     Mutant(
-        id="tr-yaml-1-1-integers",
+        id="tr-yaml-1-1",
         area="training",
-        path=TRAINING_CONFIG,
-        old="if tag not in (_FLOAT, _INT)]",
-        new="if tag != _FLOAT]",
+        path=YAML12,
+        old='    yaml = YAML(typ="safe", pure=True)\n',
+        new='    yaml = YAML(typ="safe", pure=True)\n    yaml.version = (1, 1)\n',
         tests=("tests/test_training.py::test_a_number_written_without_a_dot_is_a_number",),
         why="a seed written 010 trains seed 8 (YAML 1.1 octal), and 1:30 reads as 90",
+    ),
+    Mutant(
+        id="tr-yaml-duplicates-only-at-the-top",
+        area="training",
+        path=YAML12,
+        old="            _check_duplicate_keys(value, name, where, seen)\n",
+        new="",
+        tests=("tests/test_training.py::"
+               "test_a_duplicate_key_is_an_error_naming_its_path_and_line",),
+        why="a key given twice inside a section keeps the last value without a word",
+    ),
+    Mutant(
+        id="tr-config-lax-types",
+        area="training",
+        path=TRAINING_CONFIG,
+        old='model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)',
+        new='model_config = ConfigDict(strict=False, extra="forbid", allow_inf_nan=False)',
+        tests=("tests/test_config_schema.py",),
+        why='pydantic coerces "16" to 16 and true to 1: a quoted or mistyped value trains',
+    ),
+    Mutant(
+        id="tr-config-unknown-keys-ignored",
+        area="training",
+        path=TRAINING_CONFIG,
+        old='model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)',
+        new='model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False)',
+        tests=("tests/test_config_schema.py",),
+        why="a mistyped key silently falls back to its default",
+    ),
+    Mutant(
+        id="tr-config-nan-passes",
+        area="training",
+        path=TRAINING_CONFIG,
+        old='model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)',
+        new='model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=True)',
+        tests=("tests/test_training.py::test_config_errors_name_the_key",),
+        why="a .nan weight or .inf learning rate passes every range check",
+    ),
+    Mutant(
+        id="tr-config-policy-kwargs-replace-defaults",
+        area="training",
+        path=TRAINING_CONFIG,
+        old='policy = {**PPO_DEFAULTS["policy_kwargs"], **given.pop("policy_kwargs", {})}',
+        new='policy = given.pop("policy_kwargs", PPO_DEFAULTS["policy_kwargs"])',
+        tests=("tests/test_training.py::test_policy_kwargs_are_merged_over_the_defaults",),
+        why="setting one policy option drops the default net_arch for SB3's smaller one",
+    ),
+    Mutant(
+        id="tr-config-every-ppo-default-written",
+        area="training",
+        path=TRAINING_CONFIG,
+        old="given = ppo.model_dump(exclude_unset=True)",
+        new="given = ppo.model_dump()",
+        tests=("tests/test_config_schema.py::"
+               "test_empty_sections_take_their_defaults_and_a_config_round_trips",),
+        why="config.yaml gains every MaskablePPO argument: an older run's checkpoint no longer "
+            "matches its config and cannot be resumed",
+    ),
+    Mutant(
+        id="tr-config-union-reported-per-member",
+        area="training",
+        path=CONFIG_ERRORS,
+        old="        if message not in messages:\n            messages.append(message)",
+        new="        messages.append(message)",
+        tests=("tests/test_config_schema.py::"
+               "test_every_problem_is_named_at_once_and_once_each",),
+        why="a bad learner_seat is reported twice, once per member of its union",
+    ),
+    Mutant(
+        id="tr-config-schema-env-for-every-game",
+        area="training",
+        path=TRAINING_CONFIG,
+        old='"then": {"properties": {"env": {"properties": options,\n'
+            '                                            "additionalProperties": False}}}})',
+        new='"then": {"properties": {"env": {"properties": options}}}})',
+        tests=("tests/test_config_schema.py",),
+        why="the schema lets an editor accept another game's option in env",
     ),
     Mutant(
         id="tr-evaluate-env-flag-kept-once",
