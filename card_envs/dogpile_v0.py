@@ -16,8 +16,8 @@
 Rules and every interpretation: `card_envs/games/dogpile/RULES.md`.
 
 Time runs in ticks (`ticks_per_second`, default 2, so rounds of 60, 40 and 20 ticks). In every
-tick each dog makes exactly one decision, in an order that rotates by one seat per tick
-(`tick_order="random"`: drawn per tick); every decision, `wait` included, costs the tick. The
+tick each dog makes exactly one decision, in an order drawn per tick (`tick_order="rotate"`:
+rotating by one seat per tick); every decision, `wait` included, costs the tick. The
 AEC env asks the dogs one after another (a later dog sees what an earlier one did in the same
 tick); `parallel_env()` lets them all choose at once from the start of the tick and resolves
 conflicts in the tick's order (see `card_envs/games/dogpile/parallel.py`).

@@ -266,14 +266,14 @@ def test_cannot_pay_to_hide_with_ones_last_tokens() -> None:
 
 def test_underdogs_may_pay_their_last_token_to_hide_a_card() -> None:
     """RULES.md, Play (Interpretation): "Under Underdogs ... a player may pay its last tokens"."""
-    engine = deal({"a2": "5C", "c4": "9D"}, num_players=2, underdogs=True)
-    engine.tokens, engine.bank = [1, 20], 39
+    engine = deal({"a2": "5C", "c4": "9D"}, num_players=3, underdogs=True)
+    engine.tokens, engine.bank = [1, 20, 20], 49
     play(engine, "cell:a2", "cell:c4")
     assert legal_names(engine) == {"nomatch:show", "nomatch:hide_first", "nomatch:hide_second"}
     play(engine, "nomatch:hide_first")
-    assert engine.tokens == [0, 20] and engine.active == [True, True]
+    assert engine.tokens == [0, 20, 20] and engine.active == [True, True, True]
     assert not engine.face_up[cell("a2")] and engine.face_up[cell("c4")]
-    assert engine.current_player == 1
+    assert engine.current_player == 1 and not engine.terminated
 
 
 def test_a_face_up_card_can_be_picked_and_matched_later() -> None:
@@ -370,15 +370,46 @@ def test_score_rewards_are_token_changes() -> None:
 # -- variants ------------------------------------------------------------------------------------
 def test_underdogs_stay_in_at_zero_and_lose_nothing_more() -> None:
     engine = deal({"a2": "KC", "a3": "KS", "a4": "QC", "a5": "QS", "b1": "2H", "b2": "9C"},
-                  num_players=2, underdogs=True)
-    engine.tokens, engine.bank = [20, 13], 27
-    play(engine, "cell:a2", "cell:a3")  # seat 1 drops to 0 but stays in
-    assert engine.tokens == [20, 0] and engine.active == [True, True]
+                  num_players=3, underdogs=True)
+    engine.tokens, engine.bank = [20, 13, 20], 37
+    play(engine, "cell:a2", "cell:a3", "target:+1")  # seat 1 drops to 0 but stays in
+    assert engine.tokens == [20, 0, 20] and engine.active == [True, True, True]
     assert not engine.terminated and engine.current_player == 1
     play(engine, "cell:b1", "cell:b2")  # no tokens: cannot hide, the cards go up by themselves
-    assert engine.face_up[cell("b1")] and engine.current_player == 0
-    play(engine, "cell:a4", "cell:a5")
-    assert engine.tokens == [20, 0] and not engine.terminated
+    assert engine.face_up[cell("b1")] and engine.current_player == 2
+    play(engine, "cell:a4", "cell:a5", "target:+2")  # seat 2 makes seat 1 lose 12: nothing
+    assert engine.tokens == [20, 0, 20] and not engine.terminated
+
+
+def test_underdogs_game_ends_when_only_one_player_has_tokens() -> None:
+    """Issue 38: Underdogs only says you are not out at 0 tokens; "the game ends when only one
+    player has tokens left" still holds, at once (here in a two-player game)."""
+    placements = {"a2": "KC", "a3": "KS", "a4": "QC", "a5": "QS"}
+    engine = deal(placements, num_players=2, underdogs=True)
+    engine.tokens, engine.bank = [20, 13], 27
+    play(engine, "cell:a2", "cell:a3")  # seat 1 loses 13: 0 tokens, matches still left
+    assert engine.terminated and engine.winners == [0] and engine.tokens == [20, 0]
+    assert list(engine.rewards) == [1.0, -1.0]
+    # The reading before issue 38 (an option): the game goes on until no match is left.
+    old = deal(placements, num_players=2, underdogs=True, underdogs_end="no_match_left")
+    old.tokens, old.bank = [20, 13], 27
+    play(old, "cell:a2", "cell:a3")
+    assert not old.terminated and old.tokens == [20, 0] and old.current_player == 1
+
+
+def test_underdogs_game_ends_when_the_second_to_last_player_with_tokens_runs_out() -> None:
+    """With an underdog already at 0, the game goes on while two players have tokens and ends
+    when the second of them runs out, in the middle of the turn."""
+    engine = deal({"a2": "5C", "a3": "5S"}, num_players=3, underdogs=True)
+    engine.tokens, engine.bank = [20, 0, 5], 65
+    engine._rebuild_caches()
+    play(engine, "cell:a2", "cell:a3", "target:+2")  # seat 2 loses its 5 tokens
+    assert engine.terminated and engine.winners == [0] and engine.tokens == [20, 0, 0]
+
+
+def test_underdogs_end_needs_underdogs() -> None:
+    with pytest.raises(ValueError, match="underdogs_end"):
+        DeluxeMemoryEngine(underdogs_end="no_match_left")
 
 
 def test_simplicity_mixed_pair_one_player_gives_its_value_to_another() -> None:

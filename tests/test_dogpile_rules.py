@@ -38,6 +38,9 @@ def stacked(placed: dict[int, str]) -> list[str]:
 
 
 def engine(placed: dict[int, str] | None = None, seed: int = 0, **config: Any) -> DogpileEngine:
+    """A dealt engine; scenarios script the dogs' turns, so the tick order rotates unless
+    ``config`` says otherwise (the default order is drawn per tick)."""
+    config.setdefault("tick_order", "rotate")
     e = DogpileEngine(**config)
     e.reset(seed=seed, deck=stacked(placed or {}))
     return e
@@ -174,7 +177,7 @@ def test_every_dog_acts_once_per_tick_in_rotating_order(n: int) -> None:
 
 
 def test_random_tick_order_is_drawn_per_tick() -> None:
-    e = engine(num_players=4, tick_order="random", seed=3)
+    e = engine(num_players=4, tick_order="random", seed=3)  # the default, spelt out
     orders = set()
     for _ in range(20):
         orders.add(tuple(e.order))
@@ -182,6 +185,63 @@ def test_random_tick_order_is_drawn_per_tick() -> None:
         tick(e, {})
     assert len(orders) > 5
     assert len({o[0] for o in orders}) == 4
+
+
+def _pair_shares(n: int, games: int, **config: Any) -> np.ndarray:
+    """``shares[i, j]``: the share of a game's ticks (``games`` deals of ``n`` dogs that all
+    wait) in which seat i acts before seat j."""
+    before = np.zeros((n, n))
+    ticks = 0
+    for seed in range(games):
+        e = DogpileEngine(num_players=n, **config)
+        e.reset(seed=seed)
+        while not e.done:
+            if e.phase == PLAY and e.order_pos == 0:
+                place = {seat: k for k, seat in enumerate(e.order)}
+                for i in range(n):
+                    for j in range(n):
+                        before[i, j] += place[i] < place[j]
+                ticks += 1
+            e.step(e.action_id("wait"))
+    return before / ticks
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_the_default_tick_order_is_fair_between_every_pair_of_dogs(n: int) -> None:
+    """Issue 38: over a game every dog acts before every other in half the ticks (the default
+    order is drawn per tick). Ten games of 120 ticks: 3.5 standard errors is 0.05."""
+    assert DogpileEngine().config["tick_order"] == "random"
+    shares = _pair_shares(n, 10)
+    off_diagonal = ~np.eye(n, dtype=bool)
+    assert np.abs(shares[off_diagonal] - 0.5).max() < 0.05, shares
+
+
+def test_the_rotating_order_favours_each_dog_over_the_next_one() -> None:
+    """``tick_order="rotate"`` (the default before issue 38): with 3 dogs seat s acts before
+    seat s+1 in (n-1)/n = 2/3 of the ticks, which RULES.md says (and why it is not the default)."""
+    shares = _pair_shares(3, 1, tick_order="rotate")
+    for s in range(3):
+        assert shares[s, (s + 1) % 3] == pytest.approx(2 / 3)
+
+
+def test_a_race_for_one_bone_is_won_by_either_dog_equally_often() -> None:
+    """Two dogs dig the same bone in the first tick of a game (the Parallel env resolves it in
+    the tick's order): player_0 wins about half of 400 deals, player_1 the rest; under the
+    rotating order, whose first tick always starts with player_0, player_0 wins them all."""
+    from card_envs import dogpile_v0
+
+    def player_0_wins(**config: Any) -> int:
+        par = dogpile_v0.parallel_env(**config)
+        wins = 0
+        for seed in range(400):
+            par.reset(seed=seed)
+            par.step({"player_0": 5, "player_1": 5, "player_2": par.action_id("wait")})
+            wins += int(par.engine.held[0]) >= 0
+            assert (int(par.engine.held[0]) >= 0) != (int(par.engine.held[1]) >= 0)
+        return wins
+
+    assert 160 <= player_0_wins() <= 240  # 50% +- 4 standard errors
+    assert player_0_wins(tick_order="rotate") == 400
 
 
 @pytest.mark.parametrize("ticks_per_second", [1, 2])
@@ -640,7 +700,7 @@ def _two_sniffs(placed: dict[int, str], seed: int, moves: dict[str, int]) -> tup
     """Round 1: player_2 sniffs 30, 40, 41 back onto 0, 1, 30; round 2: it sniffs ``x`` (one of
     those), 45 and 50 back onto 45, 50, ``x``; round 3: player_0 digs ``y`` and puts it back,
     then digs ``w``. player_1's observations at its decisions, and after the last dig."""
-    e = DogpileEngine(ticks_per_second=1, round_seconds=(6, 6, 6))
+    e = DogpileEngine(ticks_per_second=1, round_seconds=(6, 6, 6), tick_order="rotate")
     e.reset(seed=seed, deck=stacked(placed))
     seen: list[np.ndarray] = []
 
@@ -837,7 +897,7 @@ def test_fullhound_when_nobody_has_blackjaw_and_ties_share() -> None:
     e = _three_rounds([{0: [0], 1: [1]}, {0: [10], 1: [11]}, {}], placed)
     assert e.totals == [25, 14, 0] and e.winners == [0]
     placed = {0: "KH", 1: "KS", 2: "QC"}
-    e = DogpileEngine(**SHORT)
+    e = DogpileEngine(tick_order="rotate", **SHORT)
     e.reset(seed=0, deck=stacked(placed))
     total = np.zeros(3)
     for r, plan in enumerate([{0: [0], 1: [1], 2: [2]}, {}, {}]):

@@ -750,13 +750,34 @@ def test_heuristic_beats_random_clearly() -> None:
     assert wins >= 250 and losses <= 20, (wins, losses)
 
 
-def test_a_single_card_cycles_until_a_score_or_the_stall_limit() -> None:
-    """RULES.md, section 6: the end is checked when a turn ends, and a scoreless turn puts a
-    card back on the discard pile, which slides over at once, so "deck and discard pile both
-    depleted" does not end the round; the stall limit does."""
-    e = new_game(stacked(QUIET_TOPS, deck=["QS"]), stall_turns=6)
+def _one_card_left(**config) -> MegaMemoryEngine:
+    """Seat 0 to move; QS is the only card left in the deck, the discard pile is empty, and
+    nothing in the centre (5S 9D KC 2H) scores with QS or with seat 0's side cards."""
+    e = new_game(stacked(QUIET_TOPS, deck=["QS"]), **config)
     pool = [card_code(c) for c in e.deck if card_code(c) != "QS"]
     arrange(e, deck=["QS"], scored=((), tuple(pool)))
+    return e
+
+
+def test_a_turn_that_turns_the_last_card_ends_the_round() -> None:
+    """RULES.md 6 (issue 38): "The round is over when ... the DECK and DISCARD PILE are both
+    depleted": the turn whose first card empties both ends the round when it ends, although
+    its discard has slid over into the deck by then."""
+    e = _one_card_left()
+    # The turn's first card was turned without a choice: deck and discard pile now both empty.
+    assert card_code(e.first_card) == "QS" and not e.deck and not e.discard
+    view_now = view(e, 0)
+    assert view_now["deck_size"][0] == 0 and view_now["discard_size"][0] == 0
+    play(e, "flip:side1", "keep:first")
+    assert e.done and e.scoreless_turns == 1
+    assert e.result()["rounds"] == 1 and e.winners == [1]  # seat 1 holds every scored card
+
+
+def test_the_old_reading_lets_the_last_card_cycle_until_the_stall_limit() -> None:
+    """``round_end="empty_at_turn_end"``, the reading before issue 38: the end is checked only
+    when a turn ends, and a scoreless turn puts a card back on the discard pile, which slides
+    over at once, so one card cycles between deck and player until the stall limit."""
+    e = _one_card_left(stall_turns=6, round_end="empty_at_turn_end")
     turns = 0
     while not e.done:
         assert len(e.deck) + len(e.discard) + (e.first_card >= 0) == 1  # one card in play
@@ -765,3 +786,28 @@ def test_a_single_card_cycles_until_a_score_or_the_stall_limit() -> None:
         turns += "flip:side1" not in legal
         e.check_invariants()
     assert turns == 6 and e.scoreless_turns == 6
+
+
+def test_a_last_deck_card_with_a_discard_pile_under_it_does_not_end_the_round() -> None:
+    """The discard pile slides over the moment the deck's last card is turned: the two are
+    never both depleted, and the round goes on (under either reading)."""
+    for round_end in ("ran_out_this_turn", "empty_at_turn_end"):
+        e = new_game(stacked(QUIET_TOPS, deck=["QS", "JH"]), round_end=round_end)
+        pool = [card_code(c) for c in e.deck if card_code(c) not in ("QS", "JH")]
+        arrange(e, deck=["QS"], discard=["JH"], scored=((), tuple(pool)))
+        play(e, "reveal:deck")  # QS; JH slides over and becomes the deck
+        assert codes(e.deck) == ["JH"] and not e.discard
+        play(e, "flip:side1", "keep:first")
+        assert not e.done and not e.piles_ran_out and e.current_player == 1
+
+
+def test_a_refill_that_takes_the_last_card_ends_the_round() -> None:
+    """A side multiscore refills its slot from the deck: when that is the last card and the
+    discard pile is empty, both are depleted and the round ends with the turn."""
+    e = new_game(stacked([["QH"], ["9D"], ["KC"], ["2H"]], side0=["QD"], deck=["QS", "JH"]))
+    pool = [card_code(c) for c in e.deck if card_code(c) not in ("QS", "JH")]
+    arrange(e, deck=["QS", "JH"], scored=((), tuple(pool)))
+    play(e, "flip:side1", "multiscore:1")  # QS + QD + QH; JH refills the slot
+    assert e.done and codes(e.sides[0][:1]) == ["JH"] and e.round_points[0] == 2
+
+

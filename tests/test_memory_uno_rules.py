@@ -382,24 +382,51 @@ def test_keep_leaves_the_fired_position_empty() -> None:
     assert e.phase == WINDOW and e.current_player == 1
 
 
-def test_match_by_points_lets_a_ten_take_a_jack() -> None:
+@pytest.mark.parametrize(("match", "right"), [(None, False), ("rank_kings_by_colour", False),
+                                              ("rank", False), ("points", True)])
+def test_match_by_points_lets_a_ten_take_a_jack(match: str | None, right: bool) -> None:
+    """Only ``match="points"`` matches 10 and J (both worth 10); the default keeps them apart,
+    as the text's effect table does."""
     hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "JS", "5C"]]
-    e = mu(hands, draws=["TH"], match="rank")
-    play(e, "draw_deck", "discard", "pick:1.0", "throw:0.2")  # 10 then J: wrong by rank
-    assert e.hand_count[1] == 5
-    e = mu(hands, draws=["TH"], match="points")
-    play(e, "draw_deck", "discard", "pick:1.0", "throw:0.2")  # both worth 10: right
-    assert e.hand_count[1] == 3 and e.grave[-1] == card_id("JS")
+    config = {} if match is None else {"match": match}
+    e = mu(hands, draws=["TH"], **config)
+    play(e, "draw_deck", "discard", "pick:1.0", "throw:0.2")  # 10, then J thrown on it
+    assert e.hand_count[1] == (3 if right else 5)
+    assert e.grave[-1] == card_id("JS" if right else "TH")
 
 
-def test_red_king_matches_black_king_by_rank_but_not_by_points() -> None:
+@pytest.mark.parametrize(("match", "right"), [(None, False), ("rank_kings_by_colour", False),
+                                              ("rank", True), ("points", False)])
+def test_a_red_king_never_matches_a_black_king_by_default(match: str | None, right: bool) -> None:
+    """Issue 38: the text's points table (black K 10, red K -1) and effect table keep the two
+    Kings apart, so by default a black King thrown on a red King is wrong; ``match="rank"``
+    (any King matches any King) is the reading before issue 38."""
     hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "KS", "5C"]]
-    e = mu(hands, draws=["KD"])
-    play(e, "draw_deck", "discard", "throw:0.2")
-    assert e.hand_count[1] == 3
-    e = mu(hands, draws=["KD"], match="points")
-    play(e, "draw_deck", "discard", "throw:0.2")
-    assert e.hand_count[1] == 5
+    config = {} if match is None else {"match": match}
+    e = mu(hands, draws=["KD"], **config)
+    play(e, "draw_deck", "discard", "throw:0.2")  # KS thrown on KD
+    assert e.hand_count[1] == (3 if right else 5)
+    assert e.grave[-1] == card_id("KS" if right else "KD")
+
+
+@pytest.mark.parametrize("match", ["rank_kings_by_colour", "rank"])
+def test_kings_of_one_colour_match_each_other(match: str) -> None:
+    """Two red Kings match by rank under both rank readings (as two black Kings do)."""
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "KH", "5C"]]
+    e = mu(hands, draws=["KD"], match=match)
+    play(e, "draw_deck", "discard", "throw:0.2")  # KH thrown on KD
+    assert e.hand_count[1] == 3 and e.grave[-1] == card_id("KH")
+
+
+def test_black_kings_match_each_other_by_default() -> None:
+    """Two black Kings match by default: KC discarded from the deck (its look and swap
+    resolve first), then seat 1 throws KS on it."""
+    hands = [["6C", "6D", "4H", "4S"], ["9C", "8C", "KS", "5C"]]
+    e = mu(hands, draws=["KC"])
+    play(e, "draw_deck", "discard")  # KC: look at any card, then swap any two
+    play(e, "pick:1.0", "pick:0.0", "pick:0.1")  # the swap leaves seat 1's hand alone
+    play(e, "throw:0.2")  # seat 1 throws its KS on KC
+    assert e.hand_count[1] == 3 and e.grave[-1] == card_id("KS")
 
 
 def test_a_joker_matches_only_a_joker() -> None:

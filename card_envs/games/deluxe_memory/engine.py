@@ -142,6 +142,12 @@ class DeluxeMemoryEngine(CachedViewsEngine):
                               needs=("jokin_around", True)),
         "underdogs": Option(False, "Underdogs variant: a player at 0 tokens stays in the game.",
                             choices=(False, True)),
+        "underdogs_end": Option(
+            "one_with_tokens",
+            "Underdogs: when the game ends besides 'no match left': 'one_with_tokens' (the "
+            "text: also as soon as only one player has tokens) or 'no_match_left' (the reading "
+            "before issue 38: only when no match is left).",
+            choices=("one_with_tokens", "no_match_left"), needs=("underdogs", True)),
         "peek_first": Option(True, "See the first card of a turn before picking the second "
                                    "(as in Memory); False: pick both, then look.",
                              choices=(True, False)),
@@ -177,6 +183,7 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         self.simplicity = bool(cfg["simplicity"])
         self.jokers = bool(cfg["jokin_around"])
         self.underdogs = bool(cfg["underdogs"])
+        self.underdogs_end_by_tokens = cfg["underdogs_end"] == "one_with_tokens"
         self.peek_first = bool(cfg["peek_first"])
         self.max_swaps = int(cfg["joker_swaps"])
         self.total_tokens = cfg["tokens_per_player"] * n
@@ -865,6 +872,8 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         if self._views_ok:
             self._tokens_changed(a)
             self._tokens_changed(b)
+        self._check_out(a)  # 1 and 0 tokens (Underdogs) equalise to 0 and 0
+        self._check_out(b)
 
     def _tokens_changed(self, seat: int) -> None:
         """Write ``seat``'s tokens and the bank into every view."""
@@ -885,7 +894,16 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         return False
 
     def _check_out(self, seat: int) -> None:
-        if self.tokens[seat] > 0 or self.underdogs or not self.active[seat]:
+        if self.tokens[seat] > 0:
+            return
+        if self.underdogs:
+            # Nobody goes out, but "the game ends when only one player has tokens left" still
+            # holds (the variant changes only what running out means): at once, as below.
+            if (self.underdogs_end_by_tokens and not self.terminated
+                    and sum(1 for t in self.tokens if t > 0) <= 1):
+                self._finish_by_tokens()
+            return
+        if not self.active[seat]:
             return
         self.active[seat] = False
         self.skips[seat] = 0

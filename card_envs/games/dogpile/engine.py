@@ -1,7 +1,7 @@
 """Dogpile rules engine (see RULES.md beside this file for every rule and choice).
 
 Real time is discretised into ticks: in every tick each dog makes exactly one decision, in an
-order that rotates (or is drawn) per tick, and every decision costs that tick. Between rounds
+order drawn per tick (or, as an option, rotating), and every decision costs that tick. Between rounds
 the untimed SNIFF happens as ordinary sequential decisions.
 
 Actions (167): ``dig:NN`` (0..53) turns over the bone at pile slot NN (in the sniff phase: picks
@@ -195,9 +195,11 @@ class DogpileEngine(CachedViewsEngine):
             check=int_range(1, 20)),
         "round_seconds": Option((30, 20, 10), "Timer of rounds 1, 2 and 3 in seconds.",
                                 check=_check_round_seconds),
-        "tick_order": Option("rotate", "Order the dogs act in within a tick: 'rotate' (a "
-                             "different dog first each tick) or 'random' (drawn per tick).",
-                             choices=("rotate", "random")),
+        "tick_order": Option("random", "Order the dogs act in within a tick: 'random' (drawn "
+                             "uniformly per tick: any dog acts before any other in half the "
+                             "ticks) or 'rotate' (tick t starts with seat t mod n and goes round "
+                             "the table: with 3 or more dogs seat s acts before seat s+1 in "
+                             "(n-1)/n of the ticks).", choices=("random", "rotate")),
         "shuffler_sees_bones": Option(
             False, "Whether the dog left of a sniffer sees the bones it shuffles back "
             "(the text has it shuffle them face down: False).", choices=(False, True)),
@@ -209,7 +211,7 @@ class DogpileEngine(CachedViewsEngine):
     }
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = (
         {"memory": "none", "round_seconds": (3, 2, 1)},
-        {"memory": 0.25, "tick_order": "random", "shuffler_sees_bones": True,
+        {"memory": 0.25, "tick_order": "rotate", "shuffler_sees_bones": True,
          "round_seconds": (4, 3, 2)},
         {"reward": "score", "ticks_per_second": 1, "num_players": 6, "ace_high_straight": True},
     )

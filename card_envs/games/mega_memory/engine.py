@@ -104,6 +104,13 @@ class MegaMemoryEngine(CachedViewsEngine):
         "stall_turns": Option(
             48, "Not in the text: the round also ends after this many turns in a row without a "
                 "score (the deck can cycle forever once nothing scores).", check=int_range(1)),
+        "round_end": Option(
+            "ran_out_this_turn",
+            "When the deck and discard pile both depleted end the round: 'ran_out_this_turn' "
+            "(the text: at the end of any turn in which both were empty at some moment) or "
+            "'empty_at_turn_end' (the old reading: only if both are still empty when the turn "
+            "ends, so a last card can cycle between deck and player).",
+            choices=("ran_out_this_turn", "empty_at_turn_end")),
         "discard_without_second": Option(
             False, "Let a player discard the first card without revealing a second one.",
             choices=(False, True)),
@@ -111,7 +118,8 @@ class MegaMemoryEngine(CachedViewsEngine):
     STATE_FIELDS = (
         "centre", "sides", "deck", "discard", "scored", "scored_mask", "round_points",
         "mega_points", "dealer", "phase", "first_card", "first_src", "second_card",
-        "second_src", "dug", "round_number", "last_round_points", "scoreless_turns", "tracker",
+        "second_src", "dug", "round_number", "last_round_points", "scoreless_turns",
+        "piles_ran_out", "tracker",
     )
     TEST_VARIANTS = (
         {"memory": "none"},
@@ -256,6 +264,9 @@ class MegaMemoryEngine(CachedViewsEngine):
         self.round_number = 0
         self.scoreless_turns = 0
         self.stall_turns = self.config["stall_turns"]
+        #: The deck and discard pile were both empty at some moment of this turn.
+        self.piles_ran_out = False
+        self._end_when_ran_out = self.config["round_end"] == "ran_out_this_turn"
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         base = np.zeros((5, NUM_ACTIONS), dtype=np.int8)
         base[START, [REVEAL_DECK, REVEAL_DISCARD]] = 1  # START is only a decision with a pile
@@ -335,6 +346,7 @@ class MegaMemoryEngine(CachedViewsEngine):
         self.second_card = -1
         self.second_src = -1
         self.dug = []
+        self.piles_ran_out = False
         self._mask_valid = False
         if not self.discard:
             self._reveal_first(FROM_DECK)  # the only place to start from: no decision
@@ -346,7 +358,10 @@ class MegaMemoryEngine(CachedViewsEngine):
         self.second_src = -1
         self.dug = []
         self._settle()
-        if (not self.deck or self.scoreless_turns >= self.stall_turns
+        # "The round is over when ... the DECK and DISCARD PILE are both depleted": a turn in
+        # which they were is the round's last, though its discard has slid over since.
+        if (not self.deck or (self.piles_ran_out and self._end_when_ran_out)
+                or self.scoreless_turns >= self.stall_turns
                 or (scored and not all(self.centre))):  # only a score empties a centre pile
             self._end_round()
         else:
@@ -394,6 +409,8 @@ class MegaMemoryEngine(CachedViewsEngine):
             self._deck_depth -= self._deck_remembered
             self._depth_stale = BOTH_SEATS
         self._settle()
+        if not self.deck:  # the deck is empty only when the discard pile is too
+            self.piles_ran_out = True
         return card
 
     def _pop_discard(self) -> int:

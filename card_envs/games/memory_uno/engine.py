@@ -75,9 +75,18 @@ KNOWN_ROW[np.arange(NUM_KINDS), 1 + np.arange(NUM_KINDS)] = 1.0
 KNOWN_ROW_OF: list[np.ndarray] = [KNOWN_ROW[k] for k in KIND_OF]
 INV_COPIES = np.array([1.0 / c for c in KIND_COPIES], dtype=np.float32)
 INV_COPIES_OF: list[float] = [1.0 / KIND_COPIES[k] for k in KIND_OF]
-#: Quick-play matching keys: by rank (a red K matches a black K) or by points.
-MATCH_RANK: list[int] = [RED_KING - 1 if k == RED_KING else k for k in KIND_OF]
-MATCH_POINTS: list[int] = list(POINTS_OF)
+#: Quick-play matching keys, one per ``match`` option. "rank_kings_by_colour" (the text's
+#: tables keep red and black Kings apart): by kind, so by rank with the two Kings' colours
+#: apart; "rank": by rank (a red K matches a black K); "points": by points (10 J Q black K).
+#: Two cards match when their kinds' keys are equal.
+KIND_MATCH_KEYS: dict[str, list[int]] = {
+    "rank_kings_by_colour": list(range(NUM_KINDS)),
+    "rank": [BLACK_KING if k == RED_KING else k for k in range(NUM_KINDS)],
+    "points": list(KIND_POINTS),
+}
+#: The same keys by card id (what the engine compares).
+MATCH_KEYS: dict[str, list[int]] = {
+    option: [keys[k] for k in KIND_OF] for option, keys in KIND_MATCH_KEYS.items()}
 
 # -- actions -----------------------------------------------------------------------------------
 CALL, DRAW_DECK, DRAW_GRAVE, DISCARD, PASS, KEEP = range(6)
@@ -148,9 +157,12 @@ class MemoryUnoEngine(Engine):
         "num_players": Option(4, "Players.", choices=(2, 3, 4, 5, 6)),
         "episode": Option("round", "'round': one round per episode; 'game': rounds until a "
                           "total exceeds 100.", choices=("round", "game")),
-        "match": Option("rank", "What a quick-play throw must match on the graveyard: 'rank' "
-                        "(a red K matches a black K) or 'points' (10 J Q and black K match).",
-                        choices=("rank", "points")),
+        "match": Option("rank_kings_by_colour",
+                        "What a quick-play throw must match on the graveyard's top: "
+                        "'rank_kings_by_colour' (the same rank, but a red King never matches a "
+                        "black King), 'rank' (any King matches any King) or 'points' (the same "
+                        "points: 10 J Q and black K match).",
+                        choices=("rank_kings_by_colour", "rank", "points")),
         "failed_call": Option("on_top", "A caller without the strictly lowest hand scores "
                               "'on_top' (hand + 30) or 'instead' (30, hand ignored).",
                               choices=("on_top", "instead")),
@@ -196,7 +208,7 @@ class MemoryUnoEngine(Engine):
         names += [f"pick:{r}.{p}" for r in range(n) for p in range(SLOTS)]
         names += [f"throw:{r}.{p}" for r in range(n) for p in range(SLOTS)]
         self.action_names = names
-        self._match = MATCH_RANK if self.config["match"] == "rank" else MATCH_POINTS
+        self._match = MATCH_KEYS[self.config["match"]]
         self._call_any = self.config["call_timing"] == "any"
         self._give_optional = self.config["give_after_throw"] == "optional"
         self._on_top = self.config["failed_call"] == "on_top"

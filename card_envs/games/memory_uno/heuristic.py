@@ -23,6 +23,7 @@ from card_envs.games.memory_uno.engine import (
     GIVE,
     KEEP,
     KIND_COPIES,
+    KIND_MATCH_KEYS,
     KIND_POINTS,
     LOOK_ANY,
     NUM_KINDS,
@@ -31,7 +32,6 @@ from card_envs.games.memory_uno.engine import (
     PEEK_OTHER,
     PEEK_OWN,
     PICK_BASE,
-    RED_KING,
     SLOTS,
     SWAP_FIRST,
     SWAP_SECOND,
@@ -61,10 +61,7 @@ class MemoryUnoHeuristic(Agent):
         self.n = engine.num_players
         self.ns = engine.num_slots
         self.throw_base = engine.throw_base
-        if engine.config["match"] == "rank":
-            self.match_key = [RED_KING - 1 if k == RED_KING else k for k in range(NUM_KINDS)]
-        else:
-            self.match_key = list(KIND_POINTS)
+        self.match_key = KIND_MATCH_KEYS[engine.config["match"]]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
