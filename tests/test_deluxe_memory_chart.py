@@ -424,6 +424,16 @@ def test_jack_equalises_two_players_and_the_odd_token_goes_to_the_bank() -> None
     assert engine.tokens == [20, 19, 19] and engine.bank == 32
 
 
+def test_underdogs_jack_equalising_one_and_none_can_end_the_game() -> None:
+    """Under Underdogs a Jack may equalise 1 and 0 tokens to 0 and 0 (the odd token to the
+    bank): when that leaves one player with tokens, the game ends there (issue 38)."""
+    engine = deal({"a2": "JC", "a3": "JD"}, underdogs=True)
+    engine.tokens, engine.bank = [20, 1, 0], 69
+    play(engine, "cell:a2", "cell:a3", "target:+1", "target:+2")
+    assert engine.tokens == [20, 0, 0] and engine.bank == 70
+    assert engine.terminated and engine.winners == [0]
+
+
 def test_queen_a_player_gives_six_to_another() -> None:
     engine = deal({"a2": "QC", "a3": "QD"})
     play(engine, "cell:a2", "cell:a3")
