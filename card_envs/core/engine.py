@@ -127,6 +127,9 @@ class Engine:
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: Attributes that make up a position; snapshots and clones cover exactly these.
     STATE_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: Action families whose argument names a card or a rank (``play`` of ``play:TH``):
+    #: :meth:`action_id` also takes the ten as ``10`` there (``play:10H``).
+    CARD_ACTION_FAMILIES: ClassVar[tuple[str, ...]] = ()
     #: Configs the shared API tests run besides the defaults and each player count.
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
     #: Attributes that are views into the engine's other arrays (hot-path shortcuts). A copy
@@ -176,6 +179,7 @@ class Engine:
         self._action_index = {name: i for i, name in enumerate(self.action_names)}
         if len(self._action_index) != self.num_actions:
             raise AssertionError(f"{self.name}: action names are not unique")
+        self._alias_index = self._build_aliases()
 
     def _undo_dealt(self, dealt: bool) -> None:
         """After a deal or a snapshot that failed: an engine never dealt before is not dealt
@@ -477,12 +481,39 @@ class Engine:
         return self.action_names[a]
 
     def action_id(self, name: Any) -> int:
-        try:
-            return self._action_index[name]
-        except KeyError:
+        """The action called ``name``: its exact name, or the same in any case and, where
+        the name holds a card or a rank, with the ten spelt ``10`` (``play:10h`` for
+        ``play:TH``), as stacked decks and :func:`~card_envs.core.cards.card_id` take it."""
+        index = self._action_index.get(name) if isinstance(name, str) else None
+        if index is None and isinstance(name, str):
+            index = self._alias_index.get(self._alias_key(name))
+        if index is None:
             raise ValueError(
                 f"{self.name}: unknown action name {name!r} (e.g. {self.action_names[0]!r})"
-            ) from None
+            )
+        return index
+
+    def _alias_key(self, name: str) -> str:
+        """``name`` in lower case, the ten of a card-naming family spelt ``t``."""
+        key = name.strip().lower()
+        family, sep, arg = key.partition(":")
+        if sep and family in self.CARD_ACTION_FAMILIES and arg.startswith("10"):
+            key = f"{family}:t{arg[2:]}"
+        return key
+
+    def _build_aliases(self) -> dict[str, int]:
+        """Each action by :meth:`_alias_key`; keys two actions share are left out (a game
+        whose names differ only in case keeps them exact)."""
+        aliases: dict[str, int] = {}
+        shared: set[str] = set()
+        for i, name in enumerate(self.action_names):
+            key = self._alias_key(name)
+            if key in aliases:
+                shared.add(key)
+            aliases[key] = i
+        for key in shared:
+            del aliases[key]
+        return aliases
 
     # -- snapshots -----------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:

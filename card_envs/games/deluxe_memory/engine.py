@@ -125,6 +125,7 @@ class DeluxeMemoryEngine(CachedViewsEngine):
     BOUND_VIEWS = ("_known_cols", "_face_cols", "_card_blocks", "_seen_cols", "_seen_view_cols",
                    "_seen_items", "_views_items")
     name = "deluxe_memory"
+    CARD_ACTION_FAMILIES = ("effect",)
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(3, "Players.", choices=(2, 3, 4, 5, 6)),
         "starting_tokens": Option(20, "Tokens each player starts with (the text: 20).",

@@ -128,7 +128,8 @@ _VIEWS = ("occupied", "empty", "_row_views", "_block_views", "_slot_views", "_he
           "_mask_v", "_order_col", "_order_rows", "_known_cols", "_card_cols", "_seat_rows")
 #: Attributes that never change after construction: clones share them.
 _SHARED_ON_CLONE = (
-    "config", "layout", "state_layout", "action_names", "_action_index", "round_ticks",
+    "config", "layout", "state_layout", "action_names", "_action_index", "_alias_index",
+    "round_ticks",
     "seat_order", "opp_paw_slots", "rotations", "_all_rows", "_held_cols", "_paw_rows",
     "_paw_cols", "_bury_cols", "_held_starts", "_paw_starts", "_order_idx", "_opp_paw_idx",
     "_pub_idx", "_order_scaled", "_order_table", "_time_at", "_order_at", "_obs0",

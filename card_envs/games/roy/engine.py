@@ -61,6 +61,7 @@ JACKS: tuple[int, ...] = tuple(make_card(JACK, s) for s in range(4))
 @mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
 class RoyEngine(CachedViewsEngine):
     name = "roy"
+    CARD_ACTION_FAMILIES = ("play", "wild")
     OPTIONS: ClassVar[dict[str, Option]] = {
         "num_players": Option(2, "Players (the text: best for 2 or 3).", choices=(2, 3, 4)),
         "episode": Option("hand", "'hand': one hand per episode; 'game': play to the target.",
