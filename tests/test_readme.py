@@ -95,6 +95,53 @@ def test_rules_md_documents_every_observation_field(game: str) -> None:
             assert _formula(size.group(1), n) == layout.size, (game, n, size.group(1))
 
 
+def _table_size(text: str, n: int) -> int:
+    """A RULES.md table size such as ``4 x 52``, ``(n-1) x 3 x 19``, ``18(n-1)`` or ``8n²``
+    for ``n`` players."""
+    expr = text.replace("n²", "n**2").replace(" x ", " * ")
+    expr = re.sub(r"(\d)\s*(?=[n(])", r"\1*", expr)
+    if not re.fullmatch(r"[\d\sn*+()-]+", expr):
+        raise AssertionError(f"not a size: {text!r}")
+    return int(eval(expr, {"__builtins__": {}}, {"n": n}))
+
+
+def _observation_rows(game: str) -> list[tuple[list[str], str]]:
+    """The rows of RULES.md's Observation table: (field names, size text)."""
+    text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
+    section = re.search(r"^## Observation.*?(?=^## |\Z)", text, flags=re.S | re.M)
+    assert section, f"{game}: RULES.md has no '## Observation' section"
+    rows = []
+    for line in section.group(0).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) >= 3:
+            rows.append((re.findall(r"`(\w+)`", cells[0]), cells[1]))
+    return rows
+
+
+@pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
+def test_rules_md_observation_table_is_the_layout_with_sizes(game: str) -> None:
+    """Issue 38: RULES.md's Observation table names every field of the env's
+    ``observation_layout()`` in its order, each with its size, for every player count. A row
+    of several fields gives one size ``each``, one term per field (``1 + 1``), or their total."""
+    from card_envs.games import make_engine
+
+    rows = _observation_rows(game)
+    assert rows, f"{game}: no field table"
+    for n in _player_counts(game):
+        fields = make_engine(game, num_players=n).layout.fields()
+        documented = [name for names, _ in rows for name in names]
+        assert documented == list(fields), (game, n, documented)
+        for names, size in rows:
+            sizes = [fields[name].slice.stop - fields[name].slice.start for name in names]
+            if size.endswith(" each"):
+                expected = [_table_size(size.removesuffix(" each"), n)] * len(names)
+            elif len(names) > 1 and len(terms := size.split(" + ")) == len(names):
+                expected = [_table_size(t, n) for t in terms]
+            else:
+                expected, sizes = [_table_size(size, n)], [sum(sizes)]
+            assert sizes == expected, (game, n, names, size)
+
+
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
 def test_rules_md_documents_every_action_family(game: str) -> None:
     """Each RULES.md's Actions section names every kind of action (``play`` of ``play:TH``)

@@ -326,7 +326,8 @@ CATALOG: tuple[Mutant, ...] = (
         area="memory_uno",
         path=MEMORY_UNO,
         old='"rank_kings_by_colour": list(range(NUM_KINDS)),',
-        new='"rank_kings_by_colour": [BLACK_KING if k == RED_KING else k for k in range(NUM_KINDS)],',
+        new=('"rank_kings_by_colour": '
+             '[BLACK_KING if k == RED_KING else k for k in range(NUM_KINDS)],'),
         tests=(T_MEMORY_UNO,),
         why="the default match lets a red King match a black King (the reading before issue 38)",
     ),

@@ -270,32 +270,35 @@ class DeluxeMemoryEngine(CachedViewsEngine):
     def _make_layout(self) -> ObsLayout:
         n = self.num_players
         lay = ObsLayout()
-        lay.add("present", NUM_CELLS)  # a card lies there
-        lay.add("face_up", NUM_CELLS)
-        lay.add("cards", NUM_CELLS * CARD_FEATURES)  # known cards: rank one-hot (14), black, red
-        lay.add("first_pick", NUM_CELLS)  # this turn's first card
-        lay.add("second_pick", NUM_CELLS)  # this turn's second card
-        lay.add("effect_cells", NUM_CELLS)  # cells chosen so far in the pending effect
-        lay.add("effect_area", NUM_CELLS)  # the 2 by 2 square being looked at (Four)
-        lay.add("phase", NUM_PHASES)
-        lay.add("effect_rank", NUM_RANKS)
-        lay.add("amount", 1)  # tokens at stake / 13
-        lay.add("counter", 1)  # reveals or swaps used / their limit
-        lay.add("actor", n)  # who decides now (relative: own seat first)
-        lay.add("turn_owner", n)
-        lay.add("rotation", n)  # the last regular turn's player: play resumes to its left
-        lay.add("effect_owner", n)
-        lay.add("chosen_players", n)
-        lay.add("tokens", n)  # / total token supply
-        lay.add("bank", 1)
-        lay.add("active", n)
-        lay.add("shields", n)  # kept Nine pairs / 4
-        lay.add("ten_pairs", n)  # kept Ten pairs / 4
-        lay.add("skips", n)  # pending skipped turns / 4
-        lay.add("extra_turns", n)  # queued extra turns / 4
-        lay.add("offer_pay", 1)  # this turn is a Seven's extra turn
-        lay.add("removed", 27)  # cards off the grid: 13 ranks x (black, red), jokers; / 2
-        lay.add("seen_by", n * NUM_CELLS)  # per player (own seat first): has seen the card there
+        # Cells a1..g8 row by row; players from the observer to its left (state(): seat order).
+        lay.add("present", NUM_CELLS, "a card lies on the cell")
+        lay.add("face_up", NUM_CELLS, "it is face up")
+        lay.add("cards", (NUM_CELLS, CARD_FEATURES), "the card seen or remembered there: rank "
+                "one-hot (A..K, joker), black, red (state(): every card)")
+        lay.add("first_pick", NUM_CELLS, "this turn's first pick")
+        lay.add("second_pick", NUM_CELLS, "this turn's second pick")
+        lay.add("effect_cells", NUM_CELLS, "cells the pending effect has chosen so far")
+        lay.add("effect_area", NUM_CELLS, "the square whose cards are being chosen (Four)")
+        lay.add("phase", NUM_PHASES, "the pending decision (PHASE_NAMES)")
+        lay.add("effect_rank", NUM_RANKS, "the effect being resolved (King until it chooses)")
+        lay.add("amount", 1, "tokens the pending black or red pair, Simplicity pair or Queen "
+                "moves / 13")
+        lay.add("counter", 1, "reveals used / 4 (Three) or swaps used / joker_swaps")
+        lay.add("actor", n, "who decides now")
+        lay.add("turn_owner", n, "whose turn it is")
+        lay.add("rotation", n, "whose regular turn was last: play resumes to its left")
+        lay.add("effect_owner", n, "who takes the effect")
+        lay.add("chosen_players", n, "players chosen so far")
+        lay.add("tokens", n, "tokens / the token supply")
+        lay.add("bank", 1, "the bank / the token supply")
+        lay.add("active", n, "still in the game")
+        lay.add("shields", n, "kept Nine pairs / 4")
+        lay.add("ten_pairs", n, "kept Ten pairs / 4")
+        lay.add("skips", n, "pending skipped turns / 4")
+        lay.add("extra_turns", n, "queued extra turns / 4")
+        lay.add("offer_pay", 1, "this is a Seven's extra turn (an offer to buy another)")
+        lay.add("removed", 27, "cards off the grid per rank x (black, red), then jokers; / 2")
+        lay.add("seen_by", (n, NUM_CELLS), "per player: has seen the card now on the cell")
         return lay
 
     def deck_cards(self) -> list[int]:

@@ -1,8 +1,8 @@
 """Dogpile rules engine (see RULES.md beside this file for every rule and choice).
 
 Real time is discretised into ticks: in every tick each dog makes exactly one decision, in an
-order drawn per tick (or, as an option, rotating), and every decision costs that tick. Between rounds
-the untimed SNIFF happens as ordinary sequential decisions.
+order drawn per tick (or, as an option, rotating), and every decision costs that tick. Between
+rounds the untimed SNIFF happens as ordinary sequential decisions.
 
 Actions (167): ``dig:NN`` (0..53) turns over the bone at pile slot NN (in the sniff phase: picks
 it up to sniff); ``down:NN`` (54..107) / ``up:NN`` (108..161) puts the bone in the paw in motion
@@ -240,43 +240,54 @@ class DogpileEngine(CachedViewsEngine):
         names += ["keep"] + [f"bury:{i}" for i in range(PAWS)] + ["wait"]
         self.action_names = names
 
+        bone = CARD_FEATURES + 1  # occupied, then rank (A..K, joker) + suit
         lay = ObsLayout()
-        self.s_pile = lay.add("pile", NUM_SLOTS * SLOT_FEATURES)
-        self.s_sniffed = lay.add("pile_sniffed", NUM_SLOTS)
-        self.s_own_paws = lay.add("own_paws", PAWS * (CARD_FEATURES + 1))
-        self.s_own_state = lay.add("own_state", 3 + PAWS)
-        self.s_held = lay.add("held", n * (CARD_FEATURES + 1))
-        self.s_opp_paws = lay.add("opponent_paws", (n - 1) * PAWS * (CARD_FEATURES + 1))
-        self.s_opp_bury = lay.add("opponent_burying", (n - 1) * PAWS)
-        self.s_looted = lay.add("looted", NUM_CARDS)
-        self.s_totals = lay.add("totals", n, high=3.0)
-        self.s_last = lay.add("last_round_loot", n, high=2.0)
-        self.s_bones = lay.add("bones", n)
-        self.s_bone = lay.add("boneathon", n * 4)
-        self.s_round = lay.add("round", NUM_ROUNDS)
-        self.s_time = lay.add("time_left", 1)
-        self.s_phase = lay.add("phase", 4)
-        self.s_order = lay.add("order_position", 1)
-        self.s_actor = lay.add("sniff_actor", n)
-        self.s_bag = lay.add("sniff_bag", SNIFF_BONES * (CARD_FEATURES + 1))
+        # Dogs from the observer on (own seat first, then the next seats).
+        self.s_pile = lay.add("pile", (NUM_SLOTS, SLOT_FEATURES), "per slot: occupied, face "
+                              "up, rank (A..K, joker) + suit of the face-up or remembered bone, "
+                              "or the sniff-group probabilities")
+        self.s_sniffed = lay.add("pile_sniffed", NUM_SLOTS, "slot holds a bone put back by a "
+                                 "sniff")
+        self.s_own_paws = lay.add("own_paws", (PAWS, bone), "occupied + bone")
+        self.s_own_state = lay.add("own_state", 3 + PAWS,
+                                   "free / digging / burying, and which paw bone")
+        self.s_held = lay.add("held", (n, bone), "the bone each dog is digging (public)")
+        self.s_opp_paws = lay.add("opponent_paws", (n - 1, PAWS, bone),
+                                  "occupied + remembered bone")
+        self.s_opp_bury = lay.add("opponent_burying", (n - 1, PAWS),
+                                  "which paw bone each opponent is burying")
+        self.s_looted = lay.add("looted", NUM_CARDS, "bones out of the game")
+        self.s_totals = lay.add("totals", n, "game totals / 100", high=3.0)
+        self.s_last = lay.add("last_round_loot", n, "last round's loot / 100", high=2.0)
+        self.s_bones = lay.add("bones", n, "bones looted this round / 9")
+        self.s_bone = lay.add("boneathon", (n, 4), "non-collar Aces / 4, Twos / 4, won the A / "
+                              "2 boneathon")
+        self.s_round = lay.add("round", NUM_ROUNDS, "the round (one-hot)")
+        self.s_time = lay.add("time_left", 1, "ticks left / the round's ticks")
+        self.s_phase = lay.add("phase", 4, "play, sniff, shuffle, over")
+        self.s_order = lay.add("order_position", 1, "own place in this tick's order / (n-1)")
+        self.s_actor = lay.add("sniff_actor", n, "who is sniffing or shuffling")
+        self.s_bag = lay.add("sniff_bag", (SNIFF_BONES, bone),
+                             "bones in the sniff: faces for the sniffer while it holds them")
         self.layout = lay
 
         st = ObsLayout()
-        st.add("pile", NUM_SLOTS * SLOT_FEATURES)
-        st.add("pile_sniffed", NUM_SLOTS)
-        st.add("paws", n * PAWS * (CARD_FEATURES + 1))
-        st.add("held", n * (CARD_FEATURES + 1))
-        st.add("dog_state", n * (3 + PAWS))
-        st.add("sniff_bag", SNIFF_BONES * (CARD_FEATURES + 1))
-        st.add("looted", NUM_CARDS)
-        st.add("totals", n, high=3.0)
-        st.add("last_round_loot", n, high=2.0)
-        st.add("bones", n)
-        st.add("boneathon", n * 4)
-        st.add("round", NUM_ROUNDS)
-        st.add("time_left", 1)
-        st.add("phase", 4)
-        st.add("current_player", n)
+        # Dogs in seat order; every bone shown.
+        st.add("pile", (NUM_SLOTS, SLOT_FEATURES), "per slot: occupied, face up, bone")
+        st.add("pile_sniffed", NUM_SLOTS, "slot holds a bone put back by a sniff")
+        st.add("paws", (n, PAWS, bone), "each dog's paws: occupied + bone")
+        st.add("held", (n, bone), "the bone each dog is digging")
+        st.add("dog_state", (n, 3 + PAWS), "free / digging / burying, and which paw bone")
+        st.add("sniff_bag", (SNIFF_BONES, bone), "bones in the sniff")
+        st.add("looted", NUM_CARDS, "bones out of the game")
+        st.add("totals", n, "game totals / 100", high=3.0)
+        st.add("last_round_loot", n, "last round's loot / 100", high=2.0)
+        st.add("bones", n, "bones looted this round / 9")
+        st.add("boneathon", (n, 4), "non-collar Aces / 4, Twos / 4, won the A / 2 boneathon")
+        st.add("round", NUM_ROUNDS, "the round (one-hot)")
+        st.add("time_left", 1, "ticks left / the round's ticks")
+        st.add("phase", 4, "play, sniff, shuffle, over")
+        st.add("current_player", n, "the dog to act")
         self.state_layout = st
 
         # Tracker slots: 54 pile slots, then 3 paw slots per dog, then 3 "sniffed bone" slots

@@ -147,28 +147,38 @@ class MegaMemoryEngine(CachedViewsEngine):
         layout = ObsLayout()
         # Card-indexed blocks of 52: a 1 at card c says where this seat sees / remembers c.
         # Public table first (cached between scores), then memory, then this turn's cards.
-        self.s_centre = layout.add("centre", NUM_PILES * 52)  # face-up card of pile p
-        self.s_my_scored = layout.add("my_scored", 52)
-        self.s_opp_scored = layout.add("opp_scored", 52)
-        self.s_my_side = layout.add("my_side", SIDE_SLOTS * 52)  # remembered, by slot
-        self.s_opp_side = layout.add("opp_side", SIDE_SLOTS * 52)
-        self.s_disc_known = layout.add("discard_known", 52)
-        self.s_deck_known = layout.add("deck_known", 52)
-        self.s_disc_depth = layout.add("discard_depth", 52)  # position from the top / 51
-        self.s_deck_depth = layout.add("deck_depth", 52)
-        self.s_first = layout.add("first_card", 52)
-        self.s_second = layout.add("second_card", 52)
-        self.s_dug = layout.add("dug", 52)  # dug from the discard pile into a pending score
-        self.s_phase = layout.add("phase", 5)
-        self.s_first_src = layout.add("first_source", 2)  # deck, discard
-        self.s_second_src = layout.add("second_source", 5)  # side slot 1..4, discard
-        self.s_piles = layout.add("pile_sizes", NUM_PILES)  # / 5
-        self.s_deck = layout.add("deck_size", 1)  # / 52
-        self.s_disc = layout.add("discard_size", 1)  # / 52
-        self.s_points = layout.add("round_points", 2, high=points_high)  # / 32, own first
-        self.s_mega = layout.add("mega_points", 2, high=mega_high)  # / target, own first
-        self.s_dealer = layout.add("is_dealer", 1)
-        self.s_stall = layout.add("scoreless_turns", 1)  # / stall_turns
+        self.s_centre = layout.add("centre", (NUM_PILES, 52), "the face-up card of each pile")
+        self.s_my_scored = layout.add("my_scored", 52, "cards this seat scored")
+        self.s_opp_scored = layout.add("opp_scored", 52, "cards the opponent scored")
+        self.s_my_side = layout.add("my_side", (SIDE_SLOTS, 52),
+                                   "the card this seat remembers in each own side slot")
+        self.s_opp_side = layout.add("opp_side", (SIDE_SLOTS, 52),
+                                    "the card it remembers in each opponent side slot")
+        self.s_disc_known = layout.add("discard_known", 52, "discard cards this seat remembers")
+        self.s_deck_known = layout.add("deck_known", 52,
+                                       "deck cards it remembers (after a slide)")
+        self.s_disc_depth = layout.add("discard_depth", 52,
+                                       "those discard cards' depth from the top / 51")
+        self.s_deck_depth = layout.add("deck_depth", 52,
+                                       "those deck cards' depth from the top / 51")
+        self.s_first = layout.add("first_card", 52, "this turn's first revealed card")
+        self.s_second = layout.add("second_card", 52, "this turn's second revealed card")
+        self.s_dug = layout.add("dug", 52, "cards dug into a pending discard-pile score")
+        self.s_phase = layout.add("phase", 5, "the decision: start, first, side, discard, dig")
+        self.s_first_src = layout.add("first_source", 2, "the first card came from: deck, discard")
+        self.s_second_src = layout.add("second_source", 5,
+                                       "the second card came from: side slot 1-4, discard")
+        self.s_piles = layout.add("pile_sizes", NUM_PILES, "cards in each centre pile / 5")
+        self.s_deck = layout.add("deck_size", 1, "cards in the deck / 52")
+        self.s_disc = layout.add("discard_size", 1, "cards in the discard pile / 52")
+        self.s_points = layout.add("round_points", 2,
+                                   "round points (best regrouping) / 32, own first",
+                                   high=points_high)
+        self.s_mega = layout.add("mega_points", 2, "mega-points / target, own first",
+                                 high=mega_high)
+        self.s_dealer = layout.add("is_dealer", 1, "this seat dealt the round")
+        self.s_stall = layout.add("scoreless_turns", 1,
+                                  "turns in a row without a score / stall_turns")
         self.layout = layout
         self._at = {name: sl.start for name, sl in layout.slices.items()}
         self._know_start = self.s_my_side.start
@@ -225,24 +235,26 @@ class MegaMemoryEngine(CachedViewsEngine):
         self._perfect_memory = self.tracker.forget_p == 0.0
 
         state = ObsLayout()
-        self.t_centre = state.add("centre", NUM_PILES * 52)  # any card in pile p
-        self.t_centre_depth = state.add("centre_depth", 52)  # from the top / 4
-        self.t_sides = state.add("sides", 2 * SIDE_SLOTS * 52)  # seat-major, then slot
-        self.t_scored = state.add("scored", 2 * 52)
-        self.t_first = state.add("first_card", 52)
-        self.t_second = state.add("second_card", 52)
-        self.t_dug = state.add("dug", 52)
-        self.t_disc = state.add("discard", 52)
-        self.t_disc_depth = state.add("discard_depth", 52)
-        self.t_deck = state.add("deck", 52)
-        self.t_deck_depth = state.add("deck_depth", 52)
-        self.t_phase = state.add("phase", 5)
-        self.t_first_src = state.add("first_source", 2)
-        self.t_second_src = state.add("second_source", 5)
-        self.t_points = state.add("round_points", 2, high=points_high)
-        self.t_mega = state.add("mega_points", 2, high=mega_high)
-        self.t_player = state.add("current_player", 2)
-        self.t_dealer = state.add("dealer", 2)
+        self.t_centre = state.add("centre", (NUM_PILES, 52), "every card in each centre pile")
+        self.t_centre_depth = state.add("centre_depth", 52, "centre cards' depth from the top / 4")
+        self.t_sides = state.add("sides", (2, SIDE_SLOTS, 52), "each seat's side slots")
+        self.t_scored = state.add("scored", (2, 52), "each seat's scored cards")
+        self.t_first = state.add("first_card", 52, "this turn's first revealed card")
+        self.t_second = state.add("second_card", 52, "this turn's second revealed card")
+        self.t_dug = state.add("dug", 52, "cards dug into a pending discard-pile score")
+        self.t_disc = state.add("discard", 52, "cards in the discard pile")
+        self.t_disc_depth = state.add("discard_depth", 52, "their depth from the top / 51")
+        self.t_deck = state.add("deck", 52, "cards in the deck")
+        self.t_deck_depth = state.add("deck_depth", 52, "their depth from the top / 51")
+        self.t_phase = state.add("phase", 5, "the decision: start, first, side, discard, dig")
+        self.t_first_src = state.add("first_source", 2, "the first card came from: deck, discard")
+        self.t_second_src = state.add("second_source", 5, "side slot 1-4, discard")
+        self.t_points = state.add("round_points", 2, "round points / 32, seat order",
+                                  high=points_high)
+        self.t_mega = state.add("mega_points", 2, "mega-points / target, seat order",
+                                high=mega_high)
+        self.t_player = state.add("current_player", 2, "the seat to act")
+        self.t_dealer = state.add("dealer", 2, "the round's dealer")
         self.state_layout = state
 
         self.centre: list[list[int]] = [[] for _ in range(NUM_PILES)]  # bottom .. top

@@ -234,25 +234,33 @@ class MemoryUnoEngine(Engine):
         self._src = np.zeros(size, dtype=np.float32)
 
         layout = ObsLayout()
-        layout.add("occupied", ns)  # by seat offset (own first), then position
-        layout.add("known", ns)  # this seat remembers the card there
-        layout.add("known_kind", ns * NUM_KINDS)  # ... and its kind (one-hot of 15)
-        layout.add("seen_by", n * ns)  # public record: seat offset r has seen the card there
-        layout.add("selected", ns)  # first card of a swap / the thrown card awaiting a give
-        layout.add("grave_memory", NUM_KINDS)  # remembered buried graveyard cards / copies
-        layout.add("deck_memory", NUM_KINDS)  # remembered cards of a reshuffled deck / copies
-        layout.add("phase", NUM_PHASES)
-        layout.add("turn_player", n)
-        layout.add("drawn_kind", NUM_KINDS)  # the drawn card, if this seat may see it
-        layout.add("drawn_from_grave", 1)
-        layout.add("top_kind", NUM_KINDS)
-        layout.add("locked_stack", n)  # the stack nobody may throw from now
-        layout.add("window_queue", n)  # seats this reaction window has still to reach
-        layout.add("deck_size", 1)  # / 54
-        layout.add("grave_size", 1)  # / 54
-        layout.add("round_turns", 1)  # turns begun this round / 100, at most 1
-        layout.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)  # / 100
-        layout.add("last_round", n, low=ROUND_LOW, high=ROUND_HIGH)  # points added / 100
+        # Positions by seat offset (own first), then position 0..7.
+        layout.add("occupied", (n, SLOTS), "a card lies at this position")
+        layout.add("known", (n, SLOTS), "this seat remembers the card there")
+        layout.add("known_kind", (n, SLOTS, NUM_KINDS),
+                   "its kind: A 2 3 4 5 6 7 8 9 10 J Q blackK redK joker")
+        layout.add("seen_by", (n, n, SLOTS), "public record: seat (offset) has seen the card "
+                   "now at each position (offset, position)")
+        layout.add("selected", (n, SLOTS),
+                   "the first card of a swap / the emptied position awaiting a give")
+        layout.add("grave_memory", NUM_KINDS,
+                   "remembered buried graveyard cards per kind / copies of that kind")
+        layout.add("deck_memory", NUM_KINDS, "cards remembered going into the deck at this "
+                   "round's last reshuffle and not seen to leave it, per kind / copies")
+        layout.add("phase", NUM_PHASES, "the decision: " + ", ".join(PHASE_NAMES))
+        layout.add("turn_player", n, "whose turn it is (offset)")
+        layout.add("drawn_kind", NUM_KINDS,
+                   "the drawn card, for the drawer (everyone if from the graveyard)")
+        layout.add("drawn_from_grave", 1, "the drawn card came from the graveyard")
+        layout.add("top_kind", NUM_KINDS, "the graveyard's face-up top")
+        layout.add("locked_stack", n, "the stack nobody may throw from (offset)")
+        layout.add("window_queue", n, "the seats this reaction window has still to reach")
+        layout.add("deck_size", 1, "cards in the deck / 54")
+        layout.add("grave_size", 1, "cards in the graveyard / 54")
+        layout.add("round_turns", 1, "turns begun this round / 100, at most 1")
+        layout.add("totals", n, "totals / 100, own first", low=TOTAL_LOW, high=TOTAL_HIGH)
+        layout.add("last_round", n, "points added last round / 100, own first",
+                   low=ROUND_LOW, high=ROUND_HIGH)
         self.layout = layout
         self._gidx = [self._gather_index(seat) for seat in range(n)]
         # A just-dealt round before the deal's kinds are known: every seat holds positions
@@ -283,19 +291,20 @@ class MemoryUnoEngine(Engine):
                           for s in range(n)]
 
         state = ObsLayout()
-        state.add("cards", ns * NUM_KINDS)
-        state.add("occupied", ns)
-        state.add("known", n * ns)
-        state.add("drawn_kind", NUM_KINDS)
-        state.add("top_kind", NUM_KINDS)
-        state.add("deck_kinds", NUM_KINDS)
-        state.add("grave_kinds", NUM_KINDS)
-        state.add("phase", NUM_PHASES)
-        state.add("current_player", n)
-        state.add("turn_player", n)
-        state.add("locked_stack", n)
-        state.add("window_queue", n)
-        state.add("totals", n, low=TOTAL_LOW, high=TOTAL_HIGH)
+        # Seats in absolute order.
+        state.add("cards", (n, SLOTS, NUM_KINDS), "every position's true kind")
+        state.add("occupied", (n, SLOTS), "a card lies at this position")
+        state.add("known", (n, n, SLOTS), "seat remembers the card at (seat, position)")
+        state.add("drawn_kind", NUM_KINDS, "the drawn card")
+        state.add("top_kind", NUM_KINDS, "the graveyard's face-up top")
+        state.add("deck_kinds", NUM_KINDS, "the deck's cards per kind / copies of that kind")
+        state.add("grave_kinds", NUM_KINDS, "the graveyard's cards per kind / copies")
+        state.add("phase", NUM_PHASES, "the decision: " + ", ".join(PHASE_NAMES))
+        state.add("current_player", n, "the seat to act")
+        state.add("turn_player", n, "whose turn it is")
+        state.add("locked_stack", n, "the stack nobody may throw from")
+        state.add("window_queue", n, "the seats this reaction window has still to reach")
+        state.add("totals", n, "totals / 100", low=TOTAL_LOW, high=TOTAL_HIGH)
         self.state_layout = state
 
         self.tracker = KnowledgeTracker(n, ns + 2 * NUM_CARDS, self.memory)

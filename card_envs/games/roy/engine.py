@@ -100,33 +100,44 @@ class RoyEngine(CachedViewsEngine):
         score_high = float(1 + 52 / self.target)
 
         layout = ObsLayout()
-        self.s_hand = layout.add("hand", 52)
-        self.s_top = layout.add("top_card", 52)
-        self.s_suit = layout.add("announced_suit", 4)
-        self.s_penalty = layout.add("ace_penalty", 1)  # cards to draw / 8, this turn's Aces too
-        self.s_king = layout.add("king_of_spades_played", 1)  # this turn: next seat draws 7
-        self.s_phase = layout.add("phase", 2)  # [first card, continuing]
-        self.s_opp = layout.add("opponent_hand_sizes", n - 1)  # / 52, next seat first
-        self.s_forced = layout.add("forced_draws", (n - 1) * FORCED_SIZE)  # next seat first
-        self.s_memory = layout.add("discard_memory", 52)  # remembered buried discards
+        self.s_hand = layout.add("hand", 52, "own cards (card id one-hot)")
+        self.s_top = layout.add("top_card", 52, "the discard pile's top card")
+        self.s_suit = layout.add("announced_suit", 4, "the suit a wild Jack announced (C D H S)")
+        self.s_penalty = layout.add(
+            "ace_penalty", 1, "the Ace penalty / 8: facing it, what a draw takes; after this "
+            "turn's Aces, what the next player faces")
+        self.s_king = layout.add(
+            "king_of_spades_played", 1, "this turn discarded the King of Spades: the next "
+            "player draws seven and is skipped")
+        self.s_phase = layout.add("phase", 2, "first card of the turn / continuing")
+        self.s_opp = layout.add("opponent_hand_sizes", n - 1,
+                                "opponents' hand sizes / 52, next seat first")
+        self.s_forced = layout.add(
+            "forced_draws", (n - 1, FORCED_SIZE), "per opponent (next seat first), its last "
+            "forced draw this hand: the top card's suit (4) and rank (13) it could not match, "
+            "and the cards it has gained since / 52")
+        self.s_memory = layout.add("discard_memory", 52,
+                                   "buried discards this seat remembers")
         # Remembered cards of the reshuffled deck; right after discard_memory, as their tracker
         # slots follow the discards', so one comparison writes both.
-        self.s_reshuffled = layout.add("reshuffled_into_deck", 52)
-        self.s_deck = layout.add("deck_size", 1)  # / 52
-        self.s_scores = layout.add("scores", n, high=score_high)  # / target, own first
+        self.s_reshuffled = layout.add(
+            "reshuffled_into_deck", 52, "cards this seat remembers going into the deck at this "
+            "hand's last reshuffle, less those it has seen leave")
+        self.s_deck = layout.add("deck_size", 1, "cards in the deck / 52")
+        self.s_scores = layout.add("scores", n, "scores / target, own first", high=score_high)
         self.layout = layout
 
         state = ObsLayout()
-        state.add("hands", n * 52)
-        state.add("top_card", 52)
-        state.add("announced_suit", 4)
-        state.add("ace_penalty", 1)
-        state.add("king_of_spades_played", 1)
-        state.add("phase", 2)
-        state.add("deck", 52)
-        state.add("discard", 52)
-        state.add("scores", n, high=score_high)
-        state.add("current_player", n)
+        state.add("hands", (n, 52), "every seat's hand (seat order)")
+        state.add("top_card", 52, "the discard pile's top card")
+        state.add("announced_suit", 4, "the suit a wild Jack announced")
+        state.add("ace_penalty", 1, "the Ace penalty / 8")
+        state.add("king_of_spades_played", 1, "this turn discarded the King of Spades")
+        state.add("phase", 2, "first card of the turn / continuing")
+        state.add("deck", 52, "cards in the deck")
+        state.add("discard", 52, "cards in the discard pile (the top card included)")
+        state.add("scores", n, "scores / target, seat order", high=score_high)
+        state.add("current_player", n, "the seat to act")
         self.state_layout = state
 
         # Slot c of the tracker means "card c lies buried in the discard pile"; slot
