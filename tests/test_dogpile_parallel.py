@@ -320,3 +320,114 @@ def test_with_no_memory_the_burier_knows_where_it_buried() -> None:
         par.step({**wait, "player_0": action})
     assert int(par.engine.pile[5]) == card_id("KH") and not par.engine.face_up[5]
     assert [_remembered(par, a, 5) for a in par.agents] == [card_id("KH"), -1, -1]
+
+
+# -- search hooks (issue 38): clone, resample_hidden, state_dict / load_state_dict ------------
+def _random_actions(obs: dict, rng: np.random.Generator) -> dict[str, int]:
+    """Any legal action for every dog, conflicts included."""
+    return {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+
+
+def _play(par, obs: dict, rng: np.random.Generator, steps: int) -> list:
+    """Step ``steps`` times with random legal actions; what each step returned, comparable."""
+    trace = []
+    for _ in range(steps):
+        if not par.agents:
+            break
+        obs, rew, term, trunc, infos = par.step(_random_actions(obs, rng))
+        trace.append(({a: o["observation"].tolist() for a, o in obs.items()}, rew, term, trunc,
+                      {a: i["voided"] for a, i in infos.items()}))
+    return trace
+
+
+@pytest.mark.parametrize("config", [{}, {"memory": 0.3, "num_players": 4, **SHORT}])
+def test_state_dict_round_trip_replays_the_same_game(config: dict) -> None:
+    par = dogpile_v0.parallel_env(**config)
+    obs, _ = par.reset(seed=5)
+    _play(par, obs, np.random.default_rng(0), 30)
+    snap = json.loads(json.dumps(par.state_dict()))  # JSON-safe
+    assert snap["parallel"] == {"idle_steps": 0}
+    cont = par.engine.observation(0)
+    expected = _play(par, {a: {"observation": par.engine.observation(i),
+                               "action_mask": par._masks[i].copy()}
+                           for i, a in enumerate(par.agents)}, np.random.default_rng(1), 40)
+    other = dogpile_v0.parallel_env(**config)
+    obs2, infos2 = other.load_state_dict(snap)
+    assert set(obs2) == set(other.agents) == set(infos2)
+    np.testing.assert_array_equal(obs2["player_0"]["observation"], cont)
+    assert _play(other, obs2, np.random.default_rng(1), 40) == expected
+    assert other.state_dict() == par.state_dict()
+
+
+def test_clone_is_independent_and_plays_on_identically() -> None:
+    par = dogpile_v0.parallel_env(**SHORT)
+    obs, _ = par.reset(seed=2)
+    _play(par, obs, np.random.default_rng(3), 10)
+    before = json.dumps(par.state_dict())
+    twin = par.clone()
+    obs_now = {a: {"observation": par.engine.observation(i), "action_mask": par._masks[i].copy()}
+               for i, a in enumerate(par.agents)}
+    trace = _play(twin, obs_now, np.random.default_rng(4), 20)
+    assert json.dumps(par.state_dict()) == before  # the original did not move
+    assert _play(par, obs_now, np.random.default_rng(4), 20) == trace
+
+
+def test_resample_hidden_keeps_the_agents_view_and_redraws_the_rest() -> None:
+    par = dogpile_v0.parallel_env(**SHORT)
+    obs, _ = par.reset(seed=0)
+    _play(par, obs, np.random.default_rng(0), 6)
+    mine = par.engine.observation(1)
+    states = set()
+    for seed in range(5):
+        probe = par.clone()
+        probe.resample_hidden("player_1", seed)
+        np.testing.assert_array_equal(probe.engine.observation(1), mine)
+        probe.engine.check_invariants()
+        states.add(probe.state().tobytes())
+    assert len(states) > 1  # the face-down bones were redrawn
+    par.resample_hidden(0, np.random.default_rng(0))  # a seat number and a Generator
+    with pytest.raises(KeyError, match="unknown agent 'player_9'"):
+        par.resample_hidden("player_9")
+    with pytest.raises(ValueError, match="invalid seat -1"):
+        par.resample_hidden(-1)
+
+
+def test_hooks_need_a_reset_and_refuse_bad_snapshots() -> None:
+    par = dogpile_v0.parallel_env(**SHORT)
+    for call in (par.state_dict, lambda: par.resample_hidden("player_0")):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    par.reset(seed=0)
+    snap = par.state_dict()
+    with pytest.raises(ValueError, match="'parallel' holds"):
+        par.load_state_dict({**snap, "parallel": {"idle_steps": -1}})
+    with pytest.raises(ValueError, match="not an engine snapshot"):
+        par.load_state_dict([snap])
+
+
+def test_an_aec_snapshot_loads_between_ticks_but_not_mid_tick() -> None:
+    aec = dogpile_v0.env(**SHORT)
+    aec.reset(seed=0)
+    for _ in range(3):  # one whole tick of three dogs
+        aec.step(WAIT)
+    par = dogpile_v0.parallel_env(**SHORT)
+    obs, _ = par.load_state_dict(aec.state_dict())
+    assert par.engine.tick_count == 1 and set(obs) == set(par.possible_agents)
+    aec.step(WAIT)  # one dog into the next tick
+    with pytest.raises(ValueError, match="middle of a tick"):
+        par.load_state_dict(aec.state_dict())
+    assert par.engine.tick_count == 1  # refused before anything changed
+
+
+def test_a_finished_games_snapshot_leaves_no_live_agents() -> None:
+    par = dogpile_v0.parallel_env(**SHORT)
+    obs, _ = par.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while par.agents:
+        obs, *_ = par.step(_random_actions(obs, rng))
+    snap = par.state_dict()
+    other = dogpile_v0.parallel_env(**SHORT)
+    obs, infos = other.load_state_dict(snap)
+    assert obs == {} and infos == {} and other.agents == []
+    with pytest.raises(RuntimeError, match="no live agents"):
+        other.step({})

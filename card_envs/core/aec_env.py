@@ -49,6 +49,24 @@ def space_of(spaces_by_agent: Mapping[str, spaces.Space], agent: Any,
         raise unknown_agent(agent, agents) from None
 
 
+def agent_seat(agent: Any, mapping: Mapping[str, int], engine: Engine,
+               agents: list[str]) -> int:
+    """The seat of an agent name or seat number (what the envs' search hooks take). A seat
+    number is checked here: the engines index arrays with it, where -1 would quietly mean the
+    last seat."""
+    if isinstance(agent, str):
+        try:
+            return mapping[agent]
+        except KeyError:
+            raise unknown_agent(agent, agents) from None
+    try:
+        return engine.check_seat(agent)
+    except ValueError:
+        n = len(agents)
+        raise ValueError(f"invalid seat {agent!r}: expected an agent name "
+                         f"'player_0' to 'player_{n - 1}' or 0..{n - 1}") from None
+
+
 def reset_first(method: str) -> RuntimeError:
     """The error every env view raises when ``method`` is called before ``reset()``."""
     return RuntimeError(f"reset() must be called before {method}()")
@@ -350,19 +368,7 @@ class CardAECEnv(ActionNames, AECEnv):
         self.engine.resample_hidden(self._seat(agent), rng)
 
     def _seat(self, agent: Any) -> int:
-        """The seat of an agent name or seat number. A seat number is checked here: the engines
-        index arrays with it, where -1 would quietly mean the last seat."""
-        if isinstance(agent, str):
-            try:
-                return self.agent_name_mapping[agent]
-            except KeyError:
-                raise unknown_agent(agent, self.possible_agents) from None
-        try:
-            return self.engine.check_seat(agent)
-        except ValueError:
-            n = len(self.possible_agents)
-            raise ValueError(f"invalid seat {agent!r}: expected an agent name "
-                             f"'player_0' to 'player_{n - 1}' or 0..{n - 1}") from None
+        return agent_seat(agent, self.agent_name_mapping, self.engine, self.possible_agents)
 
 
 class _AgentIterable:

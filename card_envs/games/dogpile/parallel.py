@@ -33,6 +33,7 @@ and "error" anything else is illegal, as is a masked-out action of the deciding 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.action_names import ActionNames
-from card_envs.core.aec_env import reset_first, space_of
+from card_envs.core.aec_env import agent_seat, reset_first, space_of
 from card_envs.core.conventions import (
     DEFAULT_ILLEGAL_ACTION,
     ILLEGAL_MOVE_REWARD,
@@ -48,7 +49,7 @@ from card_envs.core.conventions import (
     reset_options,
     warn_illegal_move,
 )
-from card_envs.core.engine import IllegalActionError, integer_action
+from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 
@@ -265,3 +266,60 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
 
     def close(self) -> None:
         pass
+
+    # -- search hooks (as the AEC env's) -------------------------------------------------------
+    def clone(self) -> DogpileParallelEnv:
+        """An independent copy of the env and its game, for look-ahead: stepping it leaves
+        this one as it is. Its random streams are copies (see the engine's ``clone``)."""
+        return copy.deepcopy(self)
+
+    def resample_hidden(self, agent: Any, rng: Any = None) -> None:
+        """Redraw everything ``agent`` (a name or a seat) cannot know, future chance included
+        (a determinization; see the engine's ``resample_hidden``); ``rng`` is a numpy
+        Generator or a seed. That agent's observation does not change."""
+        if not self._has_reset:
+            raise reset_first("resample_hidden")
+        seat = agent_seat(agent, self.agent_name_mapping, self.engine, self.possible_agents)
+        self.engine.resample_hidden(seat, rng)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The game's position as JSON-safe data: the engine's snapshot (which the AEC env
+        loads too) and, under ``"parallel"``, the idle steps this view counts towards
+        ``max_steps``. A parallel step plays whole ticks, so its snapshots fall between ticks."""
+        if not self._has_reset:
+            raise reset_first("state_dict")
+        return {**self.engine.state_dict(), "parallel": {"idle_steps": self._idle_steps}}
+
+    def load_state_dict(self, state: Any) -> tuple[dict[str, dict[str, np.ndarray]],
+                                                   dict[str, dict[str, Any]]]:
+        """Restore a snapshot (this env's, or the engine's or AEC env's taken between ticks or
+        rounds) and return the live agents' observations and infos, as ``reset()`` does; a
+        finished game's snapshot leaves no live agents. A snapshot taken in the middle of a
+        tick (by the AEC env, after some dogs acted) is refused: this view plays whole ticks."""
+        if not isinstance(state, dict) or not isinstance(state.get("fields"), dict):
+            raise ValueError("not an engine snapshot: expected keys 'game', 'config', 'fields'")
+        fields = state["fields"]
+        if fields.get("phase") == PLAY and fields.get("order_pos", 0) != 0:
+            raise ValueError(
+                f"a snapshot taken in the middle of a tick ({fields['order_pos']} dog(s) of its "
+                "order have acted) cannot be loaded into the Parallel env, which plays whole "
+                "ticks: take it between ticks")
+        extra = state.get("parallel", {"idle_steps": 0})
+        idle = extra.get("idle_steps") if isinstance(extra, dict) else None
+        if type(idle) is not int or idle < 0:
+            raise ValueError(f"snapshot key 'parallel' holds {extra!r}: expected "
+                             "{'idle_steps': <integer >= 0>}")
+        engine_state = {k: v for k, v in state.items() if k != "parallel"}
+        try:
+            self.engine.load_state_dict(engine_state)
+        except CorruptSnapshotError:
+            self._has_reset = False  # the engine holds half a position: nothing may read it
+            raise
+        engine = self.engine
+        self._idle_steps = idle
+        self._has_reset = True
+        self.agents = [] if engine.done else self.possible_agents[:]
+        self._live = frozenset(self.agents)
+        observations = self._observe()
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        return observations, infos
