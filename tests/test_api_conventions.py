@@ -564,7 +564,8 @@ def test_gym_env_refuses_to_go_on_after_an_opponent_raised(when: str) -> None:
 
 
 def test_gym_env_names_max_steps_when_no_deal_reaches_the_learner() -> None:
-    env = CardGymEnv("dogpile", num_players=2, learner_seat=1, max_steps=1)
+    # Under the rotating order every first tick starts with seat 0: one step ends every deal.
+    env = CardGymEnv("dogpile", num_players=2, learner_seat=1, max_steps=1, tick_order="rotate")
     with pytest.raises(RuntimeError, match="max_steps=1"):
         env.reset(seed=0)
 

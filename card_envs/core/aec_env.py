@@ -133,8 +133,8 @@ class CardAECEnv(ActionNames, AECEnv):
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: Any = None, options: Any = None) -> None:
-        deck = reset_options(options).get("deck")
-        self.engine.reset(seed=seed, deck=deck)
+        opts = reset_options(options)
+        self.engine.reset(seed=seed, deck=opts.get("deck"), decks=opts.get("decks"))
         agents = self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)

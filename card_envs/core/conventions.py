@@ -29,7 +29,7 @@ DEFAULT_ILLEGAL_ACTION = ILLEGAL_ACTION_MODES[0]
 ILLEGAL_MOVE_REWARD = -1.0
 
 #: The keys ``reset(options=...)`` takes.
-RESET_OPTIONS = ("deck",)
+RESET_OPTIONS = ("deck", "decks")
 #: What PettingZoo's ``api_test`` and ``parallel_api_test`` pass to check that ``reset`` takes
 #: ``options`` at all; the one unknown key accepted (and ignored), so that both still pass.
 _PETTINGZOO_SIGNATURE_PROBE = {"options": 1}

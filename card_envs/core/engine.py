@@ -169,6 +169,9 @@ class Engine:
         self.truncated = False
         self.winners: list[int] = []
         self.num_steps = 0
+        #: Stacked decks for the episode's later deals (its second round first), from
+        #: ``reset(decks=...)``; a deal with none left shuffles.
+        self.stacked_decks: list[list[int]] = []
         self._win_payments: dict[tuple[int, ...], np.ndarray] = {}
         self._dealt = False
         self.tracker = KnowledgeTracker(self.num_players, 0, self.memory)
@@ -263,6 +266,7 @@ class Engine:
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(None if rng is None else check_seed(rng))
         self._resample_hidden(checked, rng)
+        self.stacked_decks = []  # later deals are chance to come: shuffled from the new stream
         self.rng = np.random.default_rng(int(rng.integers(2**63)))
         self.tracker.rng = np.random.default_rng(int(rng.integers(2**63)))
 
@@ -311,11 +315,19 @@ class Engine:
             assert self.legal_mask().any(), f"{self.name}: a live position with no legal action"
 
     # -- shared driver -----------------------------------------------------------------------
-    def reset(self, seed: Any = None, deck: Sequence[str] | str | None = None) -> None:
+    def reset(self, seed: Any = None, deck: Sequence[str] | str | None = None,
+              decks: Sequence[Sequence[str] | str] | None = None) -> None:
         """Start an episode. A seed reseeds; no seed continues the engine's own RNG stream.
 
-        A refused ``deck`` raises before anything changes: the episode in progress goes on."""
-        stacked = None if deck is None else self.parse_deck(deck)
+        ``deck`` stacks the first deal; ``decks`` stacks one deal per round (the first round's
+        deck first; rounds past the list are shuffled), for games whose config deals again
+        (:meth:`later_deals`). A refused deck raises before anything changes: the episode in
+        progress goes on."""
+        if deck is not None and decks is not None:
+            raise ValueError("reset() takes 'deck' (the first deal) or 'decks' (one per "
+                             "round), not both")
+        parsed = self.parse_decks(decks) if decks is not None else []
+        stacked = self.parse_deck(deck) if deck is not None else parsed[0] if parsed else None
         if seed is not None:
             self.rng = np.random.default_rng(check_seed(seed))
         # Forgetting gets its own stream, drawn from the game's: memory settings never change
@@ -326,6 +338,7 @@ class Engine:
         self.truncated = False
         self.winners = []
         self.num_steps = 0
+        self.stacked_decks = parsed[1:]
         # Dealt before dealing, since a deal may call guarded methods (legal_mask); a deal that
         # fails on a never-dealt engine leaves it never dealt.
         dealt, self._dealt = self._dealt, True
@@ -340,6 +353,36 @@ class Engine:
         from card_envs.core.cards import parse_stacked_deck
 
         return parse_stacked_deck(deck, self.deck_cards())
+
+    def parse_decks(self, decks: Any) -> list[list[int]]:
+        """One stacked deck per round (top first each), validated like :meth:`parse_deck`;
+        ``ValueError`` naming the deck at fault, or more decks than the config deals."""
+        if isinstance(decks, (str, bytes)) or not isinstance(decks, (Sequence, np.ndarray)):
+            raise ValueError(f"'decks' takes a list of stacked decks, one per round, got "
+                             f"{type(decks).__name__}")
+        if len(decks) == 0:
+            raise ValueError("'decks' is empty: give at least the first round's deck")
+        if len(decks) > 1 and not self.later_deals():
+            raise ValueError(
+                f"'decks' holds {len(decks)} decks, but {self.name} with this config deals only "
+                "once per episode" + (" (episode='game' plays several rounds)"
+                                      if "episode" in self.config else ""))
+        parsed = []
+        for i, deck in enumerate(decks):
+            try:
+                parsed.append(self.parse_deck(deck))
+            except ValueError as err:
+                raise ValueError(f"decks[{i}] (round {i + 1}): {err}") from None
+        return parsed
+
+    def later_deals(self) -> bool:
+        """*game*: whether an episode under this config may deal again (a game of several
+        rounds or hands); ``reset(decks=...)`` can stack only those deals."""
+        return False
+
+    def next_stacked_deck(self) -> list[int] | None:
+        """The stacked deck for the deal starting now (a later round's), or None to shuffle."""
+        return self.stacked_decks.pop(0) if self.stacked_decks else None
 
     def random_below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` from one raw 64-bit draw of the game's stream: a
@@ -528,7 +571,7 @@ class Engine:
 
     def _snapshot_fields(self) -> tuple[str, ...]:
         return ("rng", "rewards", "current_player", "terminated", "truncated", "winners",
-                "num_steps") + self.STATE_FIELDS
+                "num_steps", "stacked_decks") + self.STATE_FIELDS
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         if not (isinstance(state, Mapping) and {"game", "config", "fields"} <= state.keys()

@@ -120,9 +120,16 @@ class CardGymEnv(ActionNames, gymnasium.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        deck = reset_options(options).get("deck")
+        opts = reset_options(options)
+        deck, decks = opts.get("deck"), opts.get("decks")
+        # Refused before any stream is reseeded.
+        if deck is not None and decks is not None:
+            raise ValueError("reset() takes 'deck' (the first deal) or 'decks' (one per "
+                             "round), not both")
         if deck is not None:
-            self.engine.parse_deck(deck)  # refused before any stream is reseeded
+            self.engine.parse_deck(deck)
+        if decks is not None:
+            self.engine.parse_decks(decks)
         seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
@@ -139,12 +146,12 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         while redeals < _MAX_REDEALS:
             if self.learner_seat_option == "random":
                 self.learner = int(self._seat_rng.integers(self.engine.num_players))
-            self.engine.reset(seed=engine_seed, deck=deck)
+            self.engine.reset(seed=engine_seed, deck=deck, decks=decks)
             engine_seed = None
             reward = self._play_opponents()
             if not self.engine.done:
                 break
-            if deck is not None:
+            if deck is not None or decks is not None:
                 raise ValueError("the stacked deck ends the episode before the learner acts")
             redeals += 1
         else:

@@ -104,8 +104,8 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        deck = reset_options(options).get("deck")
-        self.engine.reset(seed=seed, deck=deck)
+        opts = reset_options(options)
+        self.engine.reset(seed=seed, deck=opts.get("deck"), decks=opts.get("decks"))
         self.agents = self.possible_agents[:]
         self._idle_steps = 0
         self._has_reset = True

@@ -318,6 +318,9 @@ class MegaMemoryEngine(CachedViewsEngine):
         return cards
 
     # -- dealing -------------------------------------------------------------------------------
+    def later_deals(self) -> bool:
+        return self.config["episode"] == "game"
+
     def _deal(self, deck: list[int] | None) -> None:
         fd = self.config["first_dealer"]
         self.dealer = self.random_below(2) if fd == "random" else fd
@@ -680,7 +683,7 @@ class MegaMemoryEngine(CachedViewsEngine):
             self.finish([winner])
         else:
             self.dealer = 1 - self.dealer
-            self._start_round(None)
+            self._start_round(self.next_stacked_deck())
 
     def result(self) -> dict[str, Any]:
         out = super().result()

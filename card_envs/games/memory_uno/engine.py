@@ -392,6 +392,9 @@ class MemoryUnoEngine(Engine):
         return cards + ([self.drawn] if self.drawn >= 0 else [])
 
     # -- dealing -------------------------------------------------------------------------------
+    def later_deals(self) -> bool:
+        return self.config["episode"] == "game"
+
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fp = self.config["first_player"]
@@ -911,7 +914,7 @@ class MemoryUnoEngine(Engine):
             self.finish([s for s in range(n) if totals[s] == best])
             return
         self.round_start = (self.round_start + 1) % n
-        self._start_round(None)
+        self._start_round(self.next_stacked_deck())
 
     def result(self) -> dict[str, Any]:
         out = super().result()

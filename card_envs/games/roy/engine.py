@@ -183,6 +183,9 @@ class RoyEngine(CachedViewsEngine):
         return [c for h in self.hands for c in h] + self.deck + self.discard
 
     # -- dealing -------------------------------------------------------------------------------
+    def later_deals(self) -> bool:
+        return self.config["episode"] == "game"
+
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fd = self.config["first_dealer"]
@@ -417,7 +420,7 @@ class RoyEngine(CachedViewsEngine):
 
     def _next_hand(self) -> None:
         self.dealer = (self.dealer + 1) % self.num_players
-        self._start_hand(None)
+        self._start_hand(self.next_stacked_deck())
 
     def result(self) -> dict[str, Any]:
         out = super().result()
