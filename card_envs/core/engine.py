@@ -77,6 +77,21 @@ def check_seed(seed: Any) -> int | None:
     return value
 
 
+#: The snapshot fields every game has (before its own ``STATE_FIELDS``), and what each holds.
+BASE_STATE_DOCS: dict[str, str] = {
+    "rng": "the game's random stream (numpy PCG64 bit generator state): later shuffles, "
+           "reshuffles and deals",
+    "rewards": "float64 per seat: the rewards of the last step",
+    "current_player": "the seat to act",
+    "terminated": "the episode ended by the rules",
+    "truncated": "the episode was cut off by max_steps",
+    "winners": "the seats that won (set when the episode terminates)",
+    "num_steps": "decisions taken this episode",
+    "stacked_decks": "stacked decks (card ids, top first) for the episode's later deals, "
+                     "the next one first (reset option 'decks'); [] shuffles",
+}
+
+
 @mypyc_attr(native_class=False)
 class IllegalActionError(ValueError):
     """An action that is out of range or masked out, under ``illegal_action="error"``."""
@@ -127,6 +142,8 @@ class Engine:
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: Attributes that make up a position; snapshots and clones cover exactly these.
     STATE_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: What each of :attr:`STATE_FIELDS` holds in a snapshot (:meth:`state_schema`).
+    STATE_DOCS: ClassVar[dict[str, str]] = {}
     #: Action families whose argument names a card or a rank (``play`` of ``play:TH``):
     #: :meth:`action_id` also takes the ten as ``10`` there (``play:10H``).
     CARD_ACTION_FAMILIES: ClassVar[tuple[str, ...]] = ()
@@ -570,8 +587,15 @@ class Engine:
         }
 
     def _snapshot_fields(self) -> tuple[str, ...]:
-        return ("rng", "rewards", "current_player", "terminated", "truncated", "winners",
-                "num_steps", "stacked_decks") + self.STATE_FIELDS
+        return tuple(BASE_STATE_DOCS) + self.STATE_FIELDS
+
+    @classmethod
+    def state_schema(cls) -> dict[str, str]:
+        """The fields of ``state_dict()["fields"]`` in order, each with what it holds (card
+        ids, which end of a list is the top, what -1 means); docs/observations.md gives the
+        JSON encoding and each game's table."""
+        return {**BASE_STATE_DOCS, **{name: cls.STATE_DOCS.get(name, "")
+                                      for name in cls.STATE_FIELDS}}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         if not (isinstance(state, Mapping) and {"game", "config", "fields"} <= state.keys()

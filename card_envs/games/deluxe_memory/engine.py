@@ -162,6 +162,33 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         {"memory": "none", "peek_first": False},
         {"memory": 0.3, "reward": "score"},
     )
+    #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
+    STATE_DOCS: ClassVar[dict[str, str]] = {
+        "grid": "card id on each of the 56 cells (row a..g, column 1..8), -1 empty or unused",
+        "face_up": "per cell, its card lies face up",
+        "discard": "card ids of discarded pairs, in order",
+        "kept": "per seat, its kept pairs: [role (0 Nine shield, 1 Ten pair), card, card]",
+        "tokens": "per seat, its tokens",
+        "bank": "tokens in the bank",
+        "active": "per seat, still in the game",
+        "skips": "per seat, its turns still to be skipped",
+        "extra_turns": "queued extra turns, next first: [seat, 1 if a Seven's (offers to buy "
+                       "another) else 0]",
+        "rotation": "the seat of the last regular turn (play resumes to its left)",
+        "turn_owner": "whose turn it is",
+        "turn_offer": "this turn is a Seven's extra turn (an offer to buy another at its end)",
+        "phase": "the pending decision: index into PHASE_NAMES",
+        "effect_owner": "the seat that takes the pending effect, -1 none",
+        "effect_rank": "the rank (0..12 = A..K) of the effect being resolved, -1 none",
+        "amount": "tokens the pending pair or Queen moves, 0 otherwise",
+        "picks": "this turn's picked cells, in order",
+        "sel_cells": "cells the pending effect has chosen so far",
+        "sel_players": "players the pending effect has chosen so far",
+        "area": "the top-left cell of the square a Four looks at, -1 none",
+        "counter": "reveals used (Three) or swaps used (jokers)",
+        "tracker": "memory slots: the 56 cells",
+        "seen": "int8 [seat][cell]: 1 where the seat has seen the card now on the cell",
+    }
     STATE_FIELDS = (
         "grid", "face_up", "discard", "kept", "tokens", "bank", "active", "skips",
         "extra_turns", "rotation", "turn_owner", "turn_offer", "phase", "effect_owner",

@@ -216,6 +216,40 @@ class DogpileEngine(CachedViewsEngine):
          "round_seconds": (4, 3, 2)},
         {"reward": "score", "ticks_per_second": 1, "num_players": 6, "ace_high_straight": True},
     )
+    #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
+    STATE_DOCS: ClassVar[dict[str, str]] = {
+        "pile": "int16, the bone (card id) on each of the 54 pile slots, -1 empty",
+        "face_up": "bool per slot: its bone lies face up",
+        "occupied": "int8 per slot: a bone lies there (mirrors pile >= 0)",
+        "empty": "int8 per slot: no bone (1 - occupied)",
+        "paws": "int16 [dog][paw]: the bone in each of its 3 paws, -1 empty",
+        "held": "int16 per dog: the bone it has dug and holds, -1 none",
+        "dog_phase": "per dog: 0 free, 1 holding a dug bone, 2 burying",
+        "bury_paw": "per dog: the paw whose bone it is burying, -1 none",
+        "phase": "0 play, 1 sniff, 2 shuffle, 3 over",
+        "round_index": "the round, 0..2",
+        "ticks_left": "ticks left in the round",
+        "tick_count": "ticks played this game",
+        "order": "this tick's order of the dogs (the first acts first)",
+        "order_pos": "how many dogs of this tick's order have acted",
+        "sniffers": "the dogs still to sniff before the next round, in order",
+        "bag": "the bones a sniffer holds, in order",
+        "active_group": "index into groups of the sniff being put back, -1 none",
+        "groups": "sniffed groups: {'slots', 'members', 'vbase', ...}: where a sniff put its "
+                  "bones back, and which bones they may be",
+        "group_flag": "float32 per slot: 1 where the bone was put back by a sniff",
+        "looted": "per dog, the bones it has looted this game (they are out of the game)",
+        "looted_mask": "float32 per card: 1 where the bone is out of the game",
+        "totals": "per dog, its game total",
+        "round_loot": "per dog, its loot (points) in the last finished round",
+        "round_history": "per finished round, each dog's loot (points)",
+        "bones": "per dog, the number of bones it has looted this game",
+        "aces_free": "per dog, its non-collar Aces (A boneathon)",
+        "twos_free": "per dog, its Twos (2 boneathon)",
+        "boneathon_by": "the dog that won the A and the 2 boneathon, -1 none",
+        "tracker": "memory slots: 0..53 pile slots, then 3 paw slots per dog, then 3 sniffed "
+                   "bone slots",
+    }
     STATE_FIELDS = (
         "pile", "face_up", "occupied", "empty", "paws", "held", "dog_phase", "bury_paw",
         "phase", "round_index", "ticks_left", "tick_count", "order", "order_pos", "sniffers",
@@ -259,7 +293,7 @@ class DogpileEngine(CachedViewsEngine):
         self.s_looted = lay.add("looted", NUM_CARDS, "bones out of the game")
         self.s_totals = lay.add("totals", n, "game totals / 100", high=3.0)
         self.s_last = lay.add("last_round_loot", n, "last round's loot / 100", high=2.0)
-        self.s_bones = lay.add("bones", n, "bones looted this round / 9")
+        self.s_bones = lay.add("bones", n, "bones looted this game / 9")
         self.s_bone = lay.add("boneathon", (n, 4), "non-collar Aces / 4, Twos / 4, won the A / "
                               "2 boneathon")
         self.s_round = lay.add("round", NUM_ROUNDS, "the round (one-hot)")
@@ -282,7 +316,7 @@ class DogpileEngine(CachedViewsEngine):
         st.add("looted", NUM_CARDS, "bones out of the game")
         st.add("totals", n, "game totals / 100", high=3.0)
         st.add("last_round_loot", n, "last round's loot / 100", high=2.0)
-        st.add("bones", n, "bones looted this round / 9")
+        st.add("bones", n, "bones looted this game / 9")
         st.add("boneathon", (n, 4), "non-collar Aces / 4, Twos / 4, won the A / 2 boneathon")
         st.add("round", NUM_ROUNDS, "the round (one-hot)")
         st.add("time_left", 1, "ticks left / the round's ticks")

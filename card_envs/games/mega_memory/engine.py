@@ -115,6 +115,30 @@ class MegaMemoryEngine(CachedViewsEngine):
             False, "Let a player discard the first card without revealing a second one.",
             choices=(False, True)),
     }
+    #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
+    STATE_DOCS: ClassVar[dict[str, str]] = {
+        "centre": "four piles of card ids, bottom first: the face-up top is the END of a list",
+        "sides": "per seat, its 4 side slots: card id, -1 for the slot whose card is revealed",
+        "deck": "card ids; the top is the END of the list",
+        "discard": "card ids; the top is the END of the list",
+        "scored": "per seat, its scored cards in the order taken",
+        "scored_mask": "per seat, the scored cards as a bit mask (bit c for card id c)",
+        "round_points": "per seat, the best regrouping of its scored cards",
+        "mega_points": "per seat, its mega-points this game",
+        "dealer": "the round's dealer (the other seat starts)",
+        "phase": "the decision: 0 start, 1 first, 2 side, 3 discard, 4 dig",
+        "first_card": "this turn's first revealed card, -1 none",
+        "first_src": "where it came from: 0 deck, 1 discard pile",
+        "second_card": "the second revealed card, -1 none",
+        "second_src": "where it came from: side slot 0..3, 4 the discard pile, -1 none",
+        "dug": "cards dug into a pending discard-pile score, in order",
+        "round_number": "rounds dealt this episode (1 in the first)",
+        "last_round_points": "per seat, the round points of the last finished round",
+        "scoreless_turns": "turns in a row without a score",
+        "piles_ran_out": "the deck and discard pile were both depleted during this turn",
+        "tracker": "memory slots: 0..7 side slots (seat * 4 + slot), 8 + i discard position i "
+                   "from the bottom, 60 + i deck position i from the bottom",
+    }
     STATE_FIELDS = (
         "centre", "sides", "deck", "discard", "scored", "scored_mask", "round_points",
         "mega_points", "dealer", "phase", "first_card", "first_src", "second_card",

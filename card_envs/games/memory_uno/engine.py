@@ -176,6 +176,33 @@ class MemoryUnoEngine(Engine):
                                "(later rounds: the next seat clockwise).",
                                check=seat_or_random),
     }
+    #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
+    STATE_DOCS: ClassVar[dict[str, str]] = {
+        "slots": "card id at each position, seat * 8 + position (0..7); -1 empty",
+        "hand_count": "per seat, its cards",
+        "deck": "card ids; the top (next drawn) is the END of the list",
+        "grave": "the graveyard's card ids; the face-up top is the END of the list",
+        "drawn": "the card drawn this turn, -1 none",
+        "drawn_from_grave": "it was taken from the graveyard",
+        "phase": "the decision: index into PHASE_NAMES (0 turn, 1 drawn, 2 peek_own, "
+                 "3 peek_other, 4 look_any, 5 swap_first, 6 swap_second, 7 give, 8 window)",
+        "turn_player": "whose turn it is",
+        "round_start": "the seat that started this round",
+        "round_turns": "turns begun this round",
+        "selected": "the first slot of a swap, or the emptied slot awaiting a give; -1 none",
+        "locked": "the seat whose stack nobody may throw from, -1 none",
+        "queue": "the seats this reaction window has still to reach, in order",
+        "totals": "per seat, its game total",
+        "last_round": "per seat, the points added in the last finished round",
+        "last_caller": "the seat that called the last finished round, -1 none",
+        "round_number": "rounds dealt this episode (1 in the first)",
+        "reshuffled": "the graveyard has been turned into the deck this round",
+        "witnessed": "float32 [seat][slot]: 1 where the seat has seen the card now at the slot "
+                     "(the public record of looks)",
+        "tracker": "memory slots: 0..8n-1 positions (seat * 8 + position); 8n + c card c "
+                   "buried in the graveyard; 8n + 54 + c card c went into the deck at the "
+                   "last reshuffle and was not seen to leave",
+    }
     STATE_FIELDS = (
         "slots", "hand_count", "deck", "grave", "drawn", "drawn_from_grave", "phase",
         "turn_player", "round_start", "round_turns", "selected", "locked", "queue", "totals",

@@ -79,6 +79,30 @@ class RoyEngine(CachedViewsEngine):
         {"episode": "game", "reward": "score", "target_score": 30},
         {"draw_when_able": True},
     )
+    #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
+    STATE_DOCS: ClassVar[dict[str, str]] = {
+        "hands": "per seat, its cards (card ids, in the order gained)",
+        "hand_onehot": "float32 [seat][card]: 1 where the seat holds the card (mirrors hands)",
+        "deck": "card ids; the top (next drawn) is the END of the list",
+        "discard": "card ids; the top card (to match) is the END of the list",
+        "dealer": "the hand's dealer (its left deals first and starts)",
+        "phase": "0 first card of the turn, 1 continuing (may discard more or end)",
+        "announced_suit": "suit a wild Jack announced (0..3 = C D H S), -1 none",
+        "ace_chain": "Aces stacked on the pile that the next player faces (2 cards each), 0 none",
+        "aces_this_turn": "Aces discarded this turn",
+        "king_this_turn": "this turn discarded the King of Spades",
+        "king_pending": "the King of Spades' seven cards and skip are still to be applied",
+        "scores": "per seat, its game score",
+        "hand_number": "hands dealt this episode (1 in the first)",
+        "stalled_turns": "draws in a row that found no card (deck and discard pile empty)",
+        "last_hand_winner": "the seat that went out in the last finished hand, -1 none",
+        "reshuffled": "the discard pile has been turned into the deck this hand",
+        "forced_suit": "per seat, the suit (0..3) its last forced draw failed to match, -1 none",
+        "forced_rank": "per seat, the rank (0..12) of that top card, -1 none",
+        "forced_gained": "per seat, the cards gained since that forced draw",
+        "tracker": "memory slots: c (0..51) card c buried in the discard pile; 52 + c card c "
+                   "went into the deck at the last reshuffle and was not seen to leave",
+    }
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
         "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
