@@ -11,7 +11,7 @@
 | Observation shape | `{"observation": (1300 + 67n,), "action_mask": (80,)}` |
 | Observation values | [0, 1] |
 | Rewards | +1 / -1 at the end of the game, ties split (`reward="score"`: token changes); an illegal move: -1 to the offender, the episode ends (`illegal_action="error"` raises) |
-| Variants | `num_players` 2-6, `simplicity`, `jokin_around` (+ `joker_swaps`), `underdogs`, `starting_tokens`, `tokens_per_player`, `peek_first`, `first_player`, `memory` |
+| Variants | `num_players` 2-6, `simplicity`, `jokin_around` (+ `joker_swaps`), `underdogs` (+ `underdogs_end`), `starting_tokens`, `tokens_per_player`, `peek_first`, `first_player`, `memory` |
 
 Rules and every interpretation: `card_envs/games/deluxe_memory/RULES.md`.
 

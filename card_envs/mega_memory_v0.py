@@ -11,7 +11,7 @@
 | Observation shape | `{"observation": (1116,), "action_mask": (43,)}` |
 | Observation values | [0, 1] (round points in [0, 4], mega-points in [0, 1 + 128/target]) |
 | Rewards | +1 / -1 at the end of the round (`episode="game"`: of the game); `reward="score"`: +difference / -difference at each round's end; an illegal move: -1 to the offender, the episode ends (`illegal_action="error"` raises) |
-| Variants | `episode` round/game, `target_score`, `first_dealer`, `stall_turns`, `side_pair_without_centre`, `discard_without_second`, `memory` |
+| Variants | `episode` round/game, `target_score`, `first_dealer`, `stall_turns`, `round_end`, `side_pair_without_centre`, `discard_without_second`, `memory` |
 
 Rules and every interpretation: `card_envs/games/mega_memory/RULES.md`.
 

@@ -11,7 +11,7 @@
 | Observation shape | `{"observation": (8n² + 149n + 73,), "action_mask": (14 + 16n,)}`: 797 for 4 players |
 | Observation values | [0, 1] (totals in [-1, 2.5], last round in [-0.5, 1.5]) |
 | Rewards | +1 / -1 at the end of the episode, ties split (`reward="score"`: minus the points added to your total); an illegal move: -1 to the offender, the episode ends (`illegal_action="error"` raises) |
-| Variants | `num_players` 2-6, `episode` round/game, `match` rank/points, `failed_call` on_top/instead, `give_after_throw` optional/required, `call_timing` any/turn, `first_player`, `memory` |
+| Variants | `num_players` 2-6, `episode` round/game, `match` rank_kings_by_colour/rank/points, `failed_call` on_top/instead, `give_after_throw` optional/required, `call_timing` any/turn, `first_player`, `memory` |
 
 Rules and every interpretation: `card_envs/games/memory_uno/RULES.md`.
 

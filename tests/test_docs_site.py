@@ -62,6 +62,8 @@ def test_game_page_observation_and_actions_are_the_engines(game: str) -> None:
                  for e in engines.values()]
         assert row[1] == (sizes[0] if len(set(sizes)) == 1 else ", ".join(sizes)), field
         assert row[2] == str(sl.start)
+        assert row[3] == " x ".join(map(str, default.layout.shapes[field]))
+        assert row[4] == default.layout.meanings[field] != ""
     assert rows[-1][1] == ", ".join(str(e.layout.size) for e in engines.values())
     actions = _table(page, "## Actions")
     families = list(dict.fromkeys(a.split(":")[0] for a in default.action_names))

@@ -62,13 +62,16 @@ def observation_table(name: str) -> str:
     layouts = {n: make_engine(name, num_players=n).layout for n in counts}
     default = make_engine(name).num_players
     head = "n = " + ", ".join(map(str, counts)) if len(counts) > 1 else f"n = {counts[0]}"
-    rows = [f"| field | size ({head}) | offset (n = {default}) |", "| --- | --- | --- |"]
-    for field, sl in layouts[default].slices.items():
+    rows = [f"| field | size ({head}) | offset (n = {default}) | shape (n = {default}) | meaning |",
+            "| --- | --- | --- | --- | --- |"]
+    for field, spec in layouts[default].fields().items():
+        sl = spec.slice
         sizes = [layouts[n].slices[field].stop - layouts[n].slices[field].start for n in counts]
         size = str(sizes[0]) if len(set(sizes)) == 1 else ", ".join(map(str, sizes))
-        rows.append(f"| `{field}` | {size} | {sl.start} |")
+        shape = " x ".join(map(str, spec.shape))
+        rows.append(f"| `{field}` | {size} | {sl.start} | {shape} | {spec.meaning} |")
     totals = ", ".join(str(layouts[n].size) for n in counts)
-    rows.append(f"| **total** | {totals} | |")
+    rows.append(f"| **total** | {totals} | | | |")
     return "\n".join(rows)
 
 
@@ -133,8 +136,10 @@ def game_page(name: str, docs_dir: Path = ROOT / "docs") -> str:
         _env_card(doc),
         "## Observation fields",
         "The observation is one flat float32 vector, these fields in this order "
-        "(`env.unwrapped.engine.layout.decode(obs)` splits one by name). What each field "
-        "means is in the rules below, under *Observation*.",
+        "(`env.decode_observation(obs)` splits one by name, each field in its shape; "
+        "`env.observation_layout()` gives the table below: see "
+        "[Observations and snapshots](../observations.md)). The rules below say more of what "
+        "each field means, under *Observation*.",
         observation_table(name),
         "## Actions",
         "Action ids and names: `env.action_name(a)` and `env.action_id(name)`.",

@@ -187,7 +187,7 @@ class DeluxeMemoryEngine(CachedViewsEngine):
         "area": "the top-left cell of the square a Four looks at, -1 none",
         "counter": "reveals used (Three) or swaps used (jokers)",
         "tracker": "memory slots: the 56 cells",
-        "seen": "int8 [seat][cell]: 1 where the seat has seen the card now on the cell",
+        "seen": "int8 (seat, cell): 1 where the seat has seen the card now on the cell",
     }
     STATE_FIELDS = (
         "grid", "face_up", "discard", "kept", "tokens", "bank", "active", "skips",

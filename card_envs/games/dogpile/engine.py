@@ -222,7 +222,7 @@ class DogpileEngine(CachedViewsEngine):
         "face_up": "bool per slot: its bone lies face up",
         "occupied": "int8 per slot: a bone lies there (mirrors pile >= 0)",
         "empty": "int8 per slot: no bone (1 - occupied)",
-        "paws": "int16 [dog][paw]: the bone in each of its 3 paws, -1 empty",
+        "paws": "int16 (dog, paw): the bone in each of its 3 paws, -1 empty",
         "held": "int16 per dog: the bone it has dug and holds, -1 none",
         "dog_phase": "per dog: 0 free, 1 holding a dug bone, 2 burying",
         "bury_paw": "per dog: the paw whose bone it is burying, -1 none",

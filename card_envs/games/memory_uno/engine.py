@@ -197,7 +197,7 @@ class MemoryUnoEngine(Engine):
         "last_caller": "the seat that called the last finished round, -1 none",
         "round_number": "rounds dealt this episode (1 in the first)",
         "reshuffled": "the graveyard has been turned into the deck this round",
-        "witnessed": "float32 [seat][slot]: 1 where the seat has seen the card now at the slot "
+        "witnessed": "float32 (seat, slot): 1 where the seat has seen the card now at the slot "
                      "(the public record of looks)",
         "tracker": "memory slots: 0..8n-1 positions (seat * 8 + position); 8n + c card c "
                    "buried in the graveyard; 8n + 54 + c card c went into the deck at the "

@@ -82,7 +82,7 @@ class RoyEngine(CachedViewsEngine):
     #: What each STATE_FIELDS entry of a snapshot holds (docs/observations.md; tested).
     STATE_DOCS: ClassVar[dict[str, str]] = {
         "hands": "per seat, its cards (card ids, in the order gained)",
-        "hand_onehot": "float32 [seat][card]: 1 where the seat holds the card (mirrors hands)",
+        "hand_onehot": "float32 (seat, card): 1 where the seat holds the card (mirrors hands)",
         "deck": "card ids; the top (next drawn) is the END of the list",
         "discard": "card ids; the top card (to match) is the END of the list",
         "dealer": "the hand's dealer (its left deals first and starts)",
