@@ -225,19 +225,25 @@ def test_the_rotating_order_favours_each_dog_over_the_next_one() -> None:
 
 
 def test_a_race_for_one_bone_is_won_by_either_dog_equally_often() -> None:
-    """Two dogs dig the same bone in the first tick of a game (the Parallel env resolves it in
-    the tick's order): player_0 wins about half of 400 deals, player_1 the rest; under the
-    rotating order, whose first tick always starts with player_0, player_0 wins them all."""
+    """Two dogs dig the same bone, the King of Hearts stacked on slot 5, in the first tick of
+    a game (the Parallel env resolves it in the tick's order): player_0 wins about half of 400
+    seeded games, player_1 the rest; under the rotating order, whose first tick always starts
+    with player_0, player_0 wins them all."""
     from card_envs import dogpile_v0
+
+    deck = stacked({5: "KH"})
+    king = card_id("KH")
 
     def player_0_wins(**config: Any) -> int:
         par = dogpile_v0.parallel_env(**config)
         wins = 0
         for seed in range(400):
-            par.reset(seed=seed)
-            par.step({"player_0": 5, "player_1": 5, "player_2": par.action_id("wait")})
-            wins += int(par.engine.held[0]) >= 0
-            assert (int(par.engine.held[0]) >= 0) != (int(par.engine.held[1]) >= 0)
+            par.reset(seed=seed, options={"deck": deck})
+            par.step({"player_0": par.action_id("dig:05"), "player_1": par.action_id("dig:05"),
+                      "player_2": par.action_id("wait")})
+            held = [int(par.engine.held[s]) for s in range(3)]
+            assert sorted(held) == [-1, -1, king] and held[2] == -1
+            wins += held[0] == king
         return wins
 
     assert 160 <= player_0_wins() <= 240  # 50% +- 4 standard errors
