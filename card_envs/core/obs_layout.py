@@ -10,22 +10,15 @@ may know), and is what every env offers users by name (``observation_layout()``,
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from mypy_extensions import mypyc_attr
 
 from card_envs.core.copying import attribute_state, uninitialised
+from card_envs.core.obs_field import ObsField
 
-
-class ObsField(NamedTuple):
-    """One named field of an observation (or state) vector: ``vector[slice]`` holds it, and
-    ``vector[slice].reshape(shape)`` is it in its natural shape (``(4, 52)`` for four piles
-    of card one-hots). ``meaning`` says what the values are."""
-
-    slice: slice
-    shape: tuple[int, ...]
-    meaning: str
+__all__ = ["ObsField", "ObsLayout"]
 
 
 # Copied with the engines. (Interpreted subclasses allowed: with serializable alone, mypyc 2.4
