@@ -250,7 +250,7 @@ def test_a_misspelt_reset_option_is_an_error_like_a_misspelt_env_option() -> Non
                           ({"deck": deck, 3: 1}, ""), ({"options": {"deck": deck}}, "")):
             key = repr(next(k for k in bad if k != "deck"))
             with pytest.raises(ValueError, match=rf"^unknown reset option {key}{hint}; "
-                                                 r"allowed options: 'deck'$"):
+                                                 r"allowed options: 'deck', 'decks'$"):
                 env.reset(seed=1, options=bad)
             assert json.dumps(env.engine.state_dict()) == before
     # PettingZoo's api_test checks the signature with options={"options": 1}: still accepted.

@@ -318,6 +318,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         engine = self.engine
         self._idle_steps = idle
         self._has_reset = True
+        self._ended_by_penalty = False
         self.agents = [] if engine.done else self.possible_agents[:]
         self._live = frozenset(self.agents)
         observations = self._observe()
