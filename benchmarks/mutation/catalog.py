@@ -1108,6 +1108,53 @@ CATALOG: tuple[Mutant, ...] = (
     ),
     # -- core: rewards, truncation, memory, config, the envs ---------------------------------------
     Mutant(
+        id="core-ten-alias-missing",
+        area="core",
+        path=ENGINE,
+        old='            key = f"{family}:t{arg[2:]}"',
+        new="            pass",
+        tests=("tests/test_card_spellings.py",),
+        why="action_id refuses the ten spelt 10 (play:10H), which stacked decks accept",
+    ),
+    Mutant(
+        id="core-later-decks-ignored",
+        area="core",
+        path=ENGINE,
+        old="        return self.stacked_decks.pop(0) if self.stacked_decks else None",
+        new="        return None",
+        tests=("tests/test_later_rounds.py",),
+        why="reset(decks=...) stacks only the first round; later rounds are shuffled anyway",
+    ),
+    Mutant(
+        id="core-determinization-keeps-stacked-decks",
+        area="core",
+        path=ENGINE,
+        old=("        self.stacked_decks = []  "
+             "# later deals are chance to come: shuffled from the new stream"),
+        new="",
+        tests=("tests/test_later_rounds.py",),
+        why="a determinization keeps the stacked decks to come: a search knows future deals",
+    ),
+    Mutant(
+        id="core-unpack-flat",
+        area="core",
+        path="card_envs/core/obs_layout.py",
+        old="        return {name: arr[..., sl].reshape(lead + self.shapes[name])",
+        new="        return {name: arr[..., sl]",
+        tests=("tests/test_named_observations.py",),
+        why="decode_observation hands back flat fields, not each in its documented shape",
+    ),
+    Mutant(
+        id="dp-parallel-loads-mid-tick",
+        area="dogpile",
+        path=DOGPILE_PARALLEL,
+        old='        if fields.get("phase") == PLAY and fields.get("order_pos", 0) != 0:',
+        new="        if False:",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_an_aec_snapshot_loads_between_ticks_but_not_mid_tick",),
+        why="the Parallel env loads a mid-tick snapshot and replays dogs that already acted",
+    ),
+    Mutant(
         id="core-snapshot-kinds-unchecked",
         area="core",
         path=ENGINE,
