@@ -34,6 +34,7 @@ from card_envs.core.engine import (
     integer_action,
 )
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
+from card_envs.versions import env_name
 
 
 def unknown_agent(agent: Any, agents: list[str]) -> KeyError:
@@ -97,7 +98,7 @@ class CardAECEnv(ActionNames, AECEnv):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.metadata = {
-            "name": f"{engine.name}_v0",
+            "name": env_name(engine.name),  # versioned: roy_v0
             "render_modes": list(RENDER_MODES),
             "render_fps": RENDER_FPS,
             "is_parallelizable": False,

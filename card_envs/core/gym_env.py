@@ -33,6 +33,7 @@ from card_envs.core.conventions import (
 )
 from card_envs.core.engine import Engine, IllegalActionError, check_seed, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
+from card_envs.versions import env_name
 
 #: Re-deals tried when an episode ends before the learner's first decision.
 _MAX_REDEALS = 100
@@ -105,6 +106,8 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         # One agent object per opponent seat (an Agent instance given once is shared).
         self.opponents = [make_agent(s, game_name, agent_config) for s in specs]
 
+        # The class's metadata plus the versioned env name a saved policy records (roy_v0).
+        self.metadata = {**self.metadata, "name": env_name(engine.name)}
         low, high = engine.layout.bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(engine.num_actions)

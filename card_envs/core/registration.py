@@ -2,7 +2,9 @@
 
 Neither library discovers plugins, so ``import card_envs`` registers every installed game:
 ``pettingzoo.make("aec", "card_envs/roy-v0")`` and ``gymnasium.make("card_envs/Roy-v0")``.
-``gymnasium.make("card_envs:card_envs/Roy-v0")`` imports the package first by itself.
+``gymnasium.make("card_envs:card_envs/Roy-v0")`` imports the package first by itself. The
+version suffix is each game's current version (card_envs/env_versions.json); a retired version's
+ids stay registered and raise :class:`~card_envs.versions.RetiredEnvError` naming the current one.
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ def register_all() -> None:
 
     from card_envs.games import GAMES
 
+    register_retired()
+
     for spec in GAMES.values():
         if spec.gym_id not in gymnasium.registry:
             gymnasium.register(
@@ -101,3 +105,26 @@ def register_all() -> None:
             pettingzoo.register("aec", spec.pz_id, entry_point=f"{spec.module}:env")
         if spec.parallel and spec.pz_id not in pettingzoo.parallel_registry:
             pettingzoo.register("parallel", spec.pz_id, entry_point=f"{spec.module}:parallel_env")
+
+
+def register_retired() -> None:
+    """Register every retired version's ids with an entry point that raises, naming the current
+    id: Gymnasium's own message for an unregistered old version ("Please use ...") would not
+    say what changed, and PettingZoo's would list every id it knows."""
+    import gymnasium
+    import pettingzoo
+
+    from card_envs.games import GAMES
+    from card_envs.versions import VERSIONS, retired_constructor
+
+    for game, versions in VERSIONS.items():
+        parallel = game in GAMES and GAMES[game].parallel
+        for version in versions[:-1]:
+            if version.gym_id not in gymnasium.registry:
+                gymnasium.register(id=version.gym_id,
+                                   entry_point=retired_constructor(version, version.gym_id))
+            pz = retired_constructor(version, version.pz_id)
+            if version.pz_id not in pettingzoo.aec_registry:
+                pettingzoo.register("aec", version.pz_id, entry_point=pz)
+            if parallel and version.pz_id not in pettingzoo.parallel_registry:
+                pettingzoo.register("parallel", version.pz_id, entry_point=pz)

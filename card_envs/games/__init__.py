@@ -7,6 +7,8 @@ import importlib.util
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from card_envs.versions import current
+
 if TYPE_CHECKING:  # the registry imports no game (nor the agents) until one is asked for
     from card_envs.agents.base import Agent
     from card_envs.core.engine import Engine
@@ -47,14 +49,17 @@ def _load(path: str) -> Any:
 
 def _spec(name: str, title: str, camel: str, package: str, engine_cls: str, heur_cls: str,
           parallel: bool = False, features: bool = False) -> GameSpec:
+    version = current(name)  # card_envs/env_versions.json numbers the ids
+    if version.gym_id != f"card_envs/{camel}-v{version.number}":
+        raise ValueError(f"{name}'s Gymnasium name {camel!r} is not {version.gym_id!r}'s")
     return GameSpec(
         name=name,
         title=title,
         engine=f"card_envs.games.{package}.engine:{engine_cls}",
         heuristic=f"card_envs.games.{package}.heuristic:{heur_cls}",
-        module=f"card_envs.{package}_v0",
-        gym_id=f"card_envs/{camel}-v0",
-        pz_id=f"card_envs/{package}-v0",
+        module=version.module,
+        gym_id=version.gym_id,
+        pz_id=version.pz_id,
         parallel=parallel,
         features=f"card_envs.games.{package}.features:derived_features" if features else None,
     )

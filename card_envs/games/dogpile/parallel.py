@@ -52,6 +52,7 @@ from card_envs.core.conventions import (
 from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, integer_action
 from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
+from card_envs.versions import env_name
 
 #: What a step does with an action its agent's last mask did not allow: "penalty" ends the
 #: episode with -1 for each offender, "void" turns it into ``wait`` (flagged in ``infos``),
@@ -62,7 +63,7 @@ PARALLEL_ILLEGAL_ACTION_MODES = (DEFAULT_ILLEGAL_ACTION, "void", "error")
 class DogpileParallelEnv(ActionNames, ParallelEnv):
     """All dogs act simultaneously each tick; see the module docstring for conflicts."""
 
-    metadata = {"name": "dogpile_v0", "render_modes": list(RENDER_MODES),
+    metadata = {"name": env_name("dogpile"), "render_modes": list(RENDER_MODES),
                 "render_fps": RENDER_FPS, "is_parallelizable": True}
     engine: DogpileEngine
 
