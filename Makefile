@@ -12,7 +12,7 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure mutation lint bench docs docs-serve clean
+.PHONY: run demo build test test-pure mutation lint bench docs docs-serve release clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -63,6 +63,11 @@ docs: $(VENV)/.installed
 
 docs-serve: $(VENV)/.installed
 	$(DOCS_ENV) $(VENV)/bin/mkdocs serve
+
+# The sdist and both wheels (compiled, plain Python) into dist/, twine check, and an install of
+# each in a fresh virtualenv that makes and steps every env. No upload (docs/versioning.md).
+release: $(VENV)/.installed
+	$(PY) tools/release.py
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info $(MANIFEST)

@@ -50,8 +50,10 @@ def test_documented_sizes_match_the_envs(game: str) -> None:
     from them."""
     import importlib
 
-    module = importlib.import_module(f"card_envs.{game}_v0")
-    rows = [next(r for r in table if r[1].startswith(f"`card_envs.{game}_v0`"))
+    from card_envs.games import GAMES
+
+    module = importlib.import_module(GAMES[game].module)
+    rows = [next(r for r in table if r[1].startswith(f"`{GAMES[game].module}`"))
             for table in (GAME_ROWS, INDEX_ROWS)]
     shape = re.search(r'"observation": \(([^,]+),\), "action_mask": \(([^,]+),\)',
                       module.__doc__ or "")
@@ -166,7 +168,7 @@ def test_every_game_option_is_documented(game: str) -> None:
     from card_envs.games import GAMES
 
     text = (README.parent / "card_envs" / "games" / game / "RULES.md").read_text()
-    row = next(r for r in INDEX_ROWS if r[1].startswith(f"`card_envs.{game}_v0`"))
+    row = next(r for r in INDEX_ROWS if r[1].startswith(f"`{GAMES[game].module}`"))
     options = GAMES[game].engine_class().OPTIONS
     assert [o for o in options if not re.search(rf"`{o}\b", text)] == []
     assert [o for o in options if o != "num_players" and f"`{o}`" not in row[6]] == []
@@ -299,6 +301,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
     )
     from card_envs.core.knowledge import KnowledgeTracker
     from card_envs.games import GAMES, make_engine
+    from card_envs.versions import current
     from tests import steer, test_api_all_games
 
     game = make_engine("roy")
@@ -338,9 +341,10 @@ def test_architecture_md_names_what_the_code_has() -> None:
     assert ("registers the PettingZoo id `card_envs/<game>-v0` and the Gymnasium id "
             "`card_envs/<Camel>-v0`; the engine's `name` must be `\"<game>\"`") in steps
     for name, spec in GAMES.items():
-        camel = spec.gym_id.removeprefix("card_envs/").removesuffix("-v0")
-        assert spec.pz_id == f"card_envs/{name}-v0" and camel.lower() == name.replace("_", "")
-        assert spec.module == f"card_envs.{name}_v0" and spec.engine_class().name == name
+        n = current(name).number  # a new game starts at v0 (docs/versioning.md)
+        camel = spec.gym_id.removeprefix("card_envs/").removesuffix(f"-v{n}")
+        assert spec.pz_id == f"card_envs/{name}-v{n}" and camel.lower() == name.replace("_", "")
+        assert spec.module == f"card_envs.{name}_v{n}" and spec.engine_class().name == name
         assert (README.parent / "configs" / f"{name}.yaml").is_file()
         module = importlib.import_module(spec.module)
         assert callable(module.env) and callable(module.raw_env) and callable(module.gym_env)
@@ -354,7 +358,7 @@ def test_entry_module_docstrings_usage_runs_and_names_every_option(game: str) ->
 
     from card_envs.games import GAMES
 
-    doc = importlib.import_module(f"card_envs.{game}_v0").__doc__ or ""
+    doc = importlib.import_module(GAMES[game].module).__doc__ or ""
     usage = doc.split("Usage::", 1)[1]
     code = "\n".join(line[4:] for line in usage.splitlines() if line.strip())
     namespace: dict = {}

@@ -62,6 +62,10 @@ TRAINING_CONFIG = "training/config.py"
 GAME_PAGES = "docs/_hooks/game_pages.py"
 CONFIG_ERRORS = "training/config_errors.py"
 YAML12 = "training/yaml12.py"
+VERSIONS = "card_envs/versions.py"
+REGISTRATION = "card_envs/core/registration.py"
+VERSION_CHECK = "tests/env_versions.py"
+VERSION_TESTS = "tests/test_versions.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1799,5 +1803,84 @@ CATALOG: tuple[Mutant, ...] = (
         new='            return "any value"\n',
         tests=("tests/test_docs_site.py::test_option_allowed_says_what_validate_accepts",),
         why="an option with a range check is documented as taking anything",
+    ),
+    Mutant(
+        id="core-version-check-ignores-spaces",
+        area="core",
+        path=VERSION_CHECK,
+        old=('    for part, now in (("playthroughs", playthrough_prints(game)),\n'
+             '                      ("spaces", space_prints(game))):\n'
+             "        changed, added, dropped = _compare(entry[part], now)"),
+        new=('    for part, now in (("playthroughs", playthrough_prints(game)),):\n'
+             "        changed, added, dropped = _compare(entry[part], now)"),
+        tests=(f"{VERSION_TESTS}::test_a_changed_case_of_a_released_version_asks_for_a_bump",),
+        why="an observation space's shape or bounds change without a new env version",
+    ),
+    Mutant(
+        id="core-version-check-released-not-frozen",
+        area="core",
+        path=VERSION_CHECK,
+        old='        if changed and entry["released"] is not None:\n            out.append(\n',
+        new="        if False:\n            out.append(\n",
+        tests=(f"{VERSION_TESTS}::test_a_changed_case_of_a_released_version_asks_for_a_bump",),
+        why="a released version's games change under its id, recorded as if unreleased",
+    ),
+    Mutant(
+        id="core-version-check-unreleased-needs-no-changelog",
+        area="core",
+        path=VERSION_CHECK,
+        old='        if not entry.get("changes") or missing:',
+        new='        if not entry.get("changes"):',
+        tests=(f"{VERSION_TESTS}::"
+               "test_an_unreleased_version_takes_a_change_with_a_changelog_line",),
+        why="an unreleased version's change is recorded without its changelog line",
+    ),
+    Mutant(
+        id="core-env-name-unversioned",
+        area="core",
+        path=VERSIONS,
+        old='    return current(game).name if game in VERSIONS else f"{game}_v0"',
+        new="    return game",
+        tests=(f"{VERSION_TESTS}::test_entry_modules_ids_and_env_names_follow_the_ledger",),
+        why="metadata['name'] loses the version, so a saved policy does not record it",
+    ),
+    Mutant(
+        id="core-retired-module-imports-nothing",
+        area="core",
+        path="card_envs/__init__.py",
+        old="versions.install_finder()\n",
+        new="",
+        tests=(f"{VERSION_TESTS}::test_a_retired_module_raises_naming_the_current_module",),
+        why="importing a retired entry module says only 'No module named', not where it went",
+    ),
+    Mutant(
+        id="core-retired-gym-id-left-to-gymnasium",
+        area="core",
+        path=REGISTRATION,
+        old=("            if version.gym_id not in gymnasium.registry:\n"
+             "                gymnasium.register(id=version.gym_id,\n"
+             "                                   entry_point=retired_constructor(version, "
+             "version.gym_id))\n"),
+        new="",
+        tests=(f"{VERSION_TESTS}::test_a_retired_gymnasium_id_raises_our_message_not_gymnasiums",),
+        why="gymnasium.make of a retired id gives Gymnasium's message, which says not what changed",
+    ),
+    Mutant(
+        id="core-retired-message-names-the-old-id",
+        area="core",
+        path=VERSIONS,
+        old='        kind, replacement = "Gymnasium id", now.gym_id',
+        new='        kind, replacement = "Gymnasium id", version.gym_id',
+        tests=(f"{VERSION_TESTS}::test_a_retired_gymnasium_id_raises_our_message_not_gymnasiums",),
+        why="the retired id's error points at itself instead of the current id",
+    ),
+    Mutant(
+        id="core-retired-message-drops-the-options",
+        area="core",
+        path=VERSIONS,
+        old="    if version.options:\n",
+        new="    if not version.options:\n",
+        tests=(f"{VERSION_TESTS}::test_a_retired_pettingzoo_id_raises_naming_the_current_id",),
+        why="the error does not say which options of the new version play the old rules",
     ),
 )
