@@ -164,6 +164,25 @@ def retired_module(name: str) -> Version | None:
     return retired(match.group(1), int(match.group(2))) if match else None
 
 
+def name_change(saved: str, now: str) -> str | None:
+    """Why an env named ``saved`` (a ``metadata["name"]`` a saved policy or record carries,
+    ``memory_uno_v0``) is not the one named ``now``: the changelog entries of each version
+    between them, or None if the names are not two versions of one game this package knows."""
+    old, new = _NAME.fullmatch(saved), _NAME.fullmatch(now)
+    if not (old and new) or old.group(1) != new.group(1) or old.group(1) not in VERSIONS:
+        return None
+    game, first, last = old.group(1), int(old.group(2)), int(new.group(2))
+    versions = VERSIONS[game]
+    if not (0 <= first < last < len(versions)):
+        return None
+    steps = [f"v{v.number + 1} ({CHANGELOG}, section {versions[v.number + 1].section}): "
+             f"{v.retired}" for v in versions[first:last]]
+    return f"{game} changed since {saved}: " + "; ".join(steps)
+
+
+_NAME = re.compile(r"([a-z_]+)_v(\d+)")
+
+
 def raise_retired(version: Version, asked: str) -> NoReturn:
     raise RetiredEnvError(retired_message(version, asked))
 

@@ -30,7 +30,8 @@ first :data:`READABLE_STEPS` decisions of the default config's seed-0 AEC episod
 
 ``python -m tests.playthroughs`` compares the recordings with the code and lists the
 differences; ``python -m tests.playthroughs --update`` rewrites them (after an intended rule
-change: explain the change in the commit message). ``tests/test_playthroughs.py`` replays
+change: explain the change in the commit message, and bump the game's env version with
+``python -m tests.env_versions``: docs/versioning.md). ``tests/test_playthroughs.py`` replays
 every recorded case in the default test run.
 """
 
@@ -436,8 +437,10 @@ def compare(case: Case, recorded: dict[str, Any] | None) -> list[str]:
         messages.append("\n".join(lines))
     if messages:
         messages.append(f"If the change is intended (a rule change, a new encoding), run "
-                        f"`{UPDATE}` and explain the change in the commit message; otherwise "
-                        "the same seed no longer gives the same game.")
+                        f"`{UPDATE}`, then `python -m tests.env_versions` (the game's env "
+                        "version changes with it: docs/versioning.md), and explain the change "
+                        "in the commit message; otherwise the same seed no longer gives the "
+                        "same game.")
     return messages
 
 

@@ -292,3 +292,17 @@ def test_bump_retires_the_version_everywhere(tmp_path: Path) -> None:
     assert "with draw_when_able=True" in probe.stdout and probe.stdout.endswith(f"{new}\n")
     again = run("-m", "tests.env_versions", "bump", "roy", "--change", "more")
     assert again.returncode != 0 and "not released yet" in again.stderr
+
+
+def test_a_saved_env_name_of_an_older_version_says_what_changed_since(roy_at_v2: Version) -> None:
+    """What a saved policy's recorded ``metadata["name"]`` tells a loader for another version:
+    each change since, with its changelog section."""
+    note = versions.name_change("roy_v0", "roy_v2")
+    assert note == ("roy changed since roy_v0: v1 (CHANGELOG.md, section 0.2.0): v1's reason; "
+                    "v2 (CHANGELOG.md, section Unreleased): draws only when no card plays")
+    assert versions.name_change("roy_v1", "roy_v2") == (
+        "roy changed since roy_v1: v2 (CHANGELOG.md, section Unreleased): draws only when no "
+        "card plays")
+    for saved, now in (("roy_v2", "roy_v0"), ("roy_v2", "roy_v2"), ("dogpile_v0", "roy_v2"),
+                       ("roy_v0", "roy_v9"), ("roy", "roy_v2")):
+        assert versions.name_change(saved, now) is None, (saved, now)
