@@ -91,7 +91,8 @@ print("build:", card_envs.BUILD, "version:", card_envs.__version__)
 
 
 def run(cmd: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> None:
-    print("+", " ".join(cmd), flush=True)
+    shown = ["<smoke script>" if "\n" in arg else arg for arg in cmd]
+    print("+", " ".join(shown), flush=True)
     subprocess.run(cmd, cwd=cwd, env=env, check=True)
 
 
