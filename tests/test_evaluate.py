@@ -61,6 +61,12 @@ def test_three_player_focal_agent_against_two_copies_wins_a_third() -> None:
                       seed=12, pairs=[(0, 1)])
     (match,) = report["matches"]
     assert report["chance"] == pytest.approx(1 / 3)
+    # The report names the versioned env and the package it was measured on.
+    import card_envs
+    from card_envs.versions import current
+
+    assert report["env"] == current("roy").name == card_envs.GAMES["roy"].module.split(".")[-1]
+    assert report["package_version"] == card_envs.__version__
     lo, hi = match["ci95"]
     assert lo < 1 / 3 < hi
 

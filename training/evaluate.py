@@ -39,9 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from card_envs import __version__
 from card_envs.agents import agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
+from card_envs.versions import env_name
 from training.actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
 
 
@@ -299,6 +301,9 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
     ratings = rate(len(agents), schedule)
     return {
         "game": game,
+        # The versioned env and the package the figures were measured on (docs/versioning.md).
+        "env": env_name(game),
+        "package_version": __version__,
         "config": config,
         "num_players": n_players,
         "games_per_match": games,

@@ -123,6 +123,8 @@ def register_retired() -> None:
             if version.gym_id not in gymnasium.registry:
                 gymnasium.register(id=version.gym_id,
                                    entry_point=retired_constructor(version, version.gym_id))
+            if not hasattr(pettingzoo, "aec_registry"):  # PettingZoo before its registry
+                continue
             pz = retired_constructor(version, version.pz_id)
             if version.pz_id not in pettingzoo.aec_registry:
                 pettingzoo.register("aec", version.pz_id, entry_point=pz)
