@@ -9,13 +9,15 @@ of what a seeded game produces, or of a space, cannot land without a new version
 version no release has shipped, a deliberate ``record`` with a changelog line).
 
     python -m tests.env_versions                  # check; lists what differs
-    python -m tests.env_versions record GAME [--change TEXT]
+    python -m tests.env_versions record GAME [--change TEXT] [--options JSON]
     python -m tests.env_versions bump GAME --change TEXT [--options JSON]
     python -m tests.env_versions release X.Y.Z
 
 ``record`` takes the recordings into the current version's entry: a new or dropped case (a test
 variant added or removed) always; a changed one only while the version is unreleased, with
-``--change`` (appended to the entry and to CHANGELOG.md's Unreleased section). ``bump`` starts
+``--change`` (appended to the entry and to CHANGELOG.md's Unreleased section); ``--options``
+replaces the options with which it plays the version it retired (after a further change, the
+old ones may no longer do). ``bump`` starts
 the next version of a released one: the old one is retired with ``--change`` as its reason (and
 ``--options``: the new version's options that play the old game, if any), the entry module is
 renamed, the ids in tracked files are rewritten (not CHANGELOG.md, docs/results.md or this
@@ -203,10 +205,29 @@ def _changelog_line(line: str, path: Path = CHANGELOG) -> None:
     path.write_text(text)
 
 
-def record(game: str, change: str | None) -> list[str]:
+def _check_options(game: str, options: dict[str, Any]) -> None:
+    """The options must be the current code's (game options or the env's own, such as
+    ``illegal_action``): making the env with them raises, naming a bad one, otherwise."""
+    if options:
+        import importlib
+
+        from card_envs.games import GAMES
+
+        importlib.import_module(GAMES[game].module).env(**options).reset(seed=0)
+
+
+def record(game: str, change: str | None, options: dict[str, Any] | None = None) -> list[str]:
     ledger = load_ledger()
     entry = ledger[game][-1]
     version = _ids(entry, game)
+    if options is not None:
+        if entry["released"] is not None or len(ledger[game]) < 2:
+            raise SystemExit(f"--options says how {version} plays the version it retired: "
+                             "only an unreleased version that retired one has them")
+        _check_options(game, options)
+        ledger[game][-2]["retired"]["options"] = options
+        if not options:
+            del ledger[game][-2]["retired"]["options"]
     moved = False
     for part, now in (("playthroughs", playthrough_prints(game)),
                       ("spaces", space_prints(game))):
@@ -245,10 +266,7 @@ def bump(game: str, change: str, options: dict[str, Any]) -> list[str]:
     if old["released"] is None:
         raise SystemExit(f"{_ids(old, game)} is not released yet: it takes this change as it is "
                          f"(`{TOOL} record {game} --change ...`), no new version is needed")
-    if options:
-        from card_envs.games import make_engine
-
-        make_engine(game, **options)  # the options must exist (a ValueError names a bad one)
+    _check_options(game, options)
     old["retired"] = {"why": change, **({"options": options} if options else {})}
     new = {"version": n + 1, "released": None, "changes": [change],
            "playthroughs": dict(sorted(playthrough_prints(game).items())),
@@ -310,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     rec = sub.add_parser("record", help="take the recordings into the current version's entry")
     rec.add_argument("game")
     rec.add_argument("--change", help="what changed (an unreleased version only)")
+    rec.add_argument("--options", type=json.loads, default=None,
+                     help="JSON: replaces the options with which this (unreleased) version "
+                          "plays the retired one's rules ({} for none)")
     bmp = sub.add_parser("bump", help="retire the current (released) version, start the next")
     bmp.add_argument("game")
     bmp.add_argument("--change", required=True, help="what the new version changes")
@@ -323,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("record", "bump") and args.game not in GAMES:
         parser.error(f"unknown game {args.game!r}; games: {', '.join(GAMES)}")
     if args.command == "record":
-        lines = record(args.game, args.change)
+        lines = record(args.game, args.change, args.options)
     elif args.command == "bump":
         lines = bump(args.game, args.change, args.options)
     elif args.command == "release":

@@ -292,6 +292,18 @@ def test_bump_retires_the_version_everywhere(tmp_path: Path) -> None:
     assert "with draw_when_able=True" in probe.stdout and probe.stdout.endswith(f"{new}\n")
     again = run("-m", "tests.env_versions", "bump", "roy", "--change", "more")
     assert again.returncode != 0 and "not released yet" in again.stderr
+    # The unreleased version takes a further change, and its retired-options claim is replaced.
+    bad = run("-m", "tests.env_versions", "record", "roy", "--options", '{"nope": 1}')
+    assert bad.returncode != 0 and "nope" in bad.stderr
+    more = run("-m", "tests.env_versions", "record", "roy", "--change", "infos fixed",
+               "--options", "{}")
+    assert more.returncode == 0, more.stdout + more.stderr
+    ledger = json.loads((copy_root / "card_envs/env_versions.json").read_text())["roy"]
+    assert ledger[-2]["retired"] == {"why": "forced draws shown"}
+    assert ledger[-1]["changes"] == ["forced draws shown", "infos fixed"]
+    section = ev.changelog_section("Unreleased", (copy_root / "CHANGELOG.md").read_text())
+    assert section and f"- `card_envs/Roy-v{number + 1}`: infos fixed" in section
+    assert run("-m", "tests.env_versions").returncode == 0
 
 
 def test_a_saved_env_name_of_an_older_version_says_what_changed_since(roy_at_v2: Version) -> None:
