@@ -1,8 +1,8 @@
 """card-envs: card-game reinforcement-learning environments.
 
 ``import card_envs`` registers every game with PettingZoo (``pettingzoo.make("aec",
-"card_envs/roy-v0")``) and Gymnasium (``gymnasium.make("card_envs/Roy-v0")``). Per-game entry
-modules follow PettingZoo's classic layout: ``from card_envs import roy_v0; roy_v0.env()``.
+"card_envs/roy-v1")``) and Gymnasium (``gymnasium.make("card_envs/Roy-v1")``). Per-game entry
+modules follow PettingZoo's classic layout: ``from card_envs import roy_v1; roy_v1.env()``.
 
 The ``-v0`` is each game's env version (``card_envs.versions``; docs/versioning.md): a retired
 version's module and ids raise :class:`~card_envs.versions.RetiredEnvError` naming the current one.

@@ -20,8 +20,8 @@ replaces the options with which it plays the version it retired (after a further
 old ones may no longer do). ``bump`` starts
 the next version of a released one: the old one is retired with ``--change`` as its reason (and
 ``--options``: the new version's options that play the old game, if any), the entry module is
-renamed, the ids in tracked files are rewritten (not CHANGELOG.md, docs/results.md or this
-ledger, which speak of the old version), and the changelog line is added. ``release`` marks
+renamed, the ids in tracked files are rewritten (not in :data:`KEEP_OLD_IDS`, which speak of
+old versions or of versions in general), and the changelog line is added. ``release`` marks
 every unreleased version as shipped in X.Y.Z (after the changelog's section is named so).
 """
 
@@ -33,6 +33,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,8 @@ TOOL = "python -m tests.env_versions"
 HEX = 16
 #: Tracked files a bump leaves alone: they speak of the versions as they were.
 KEEP_OLD_IDS = ("CHANGELOG.md", "docs/results.md", "docs/versioning.md",
-                "card_envs/env_versions.json")
+                "card_envs/env_versions.json", "card_envs/versions.py", "tests/env_versions.py",
+                "tests/test_versions.py")
 SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:\.dev\d+)?")
 
 
@@ -178,10 +180,11 @@ def problems(game: str, ledger: dict[str, list[dict[str, Any]]] | None = None,
                        f"was written (a test variant added or removed): `{TOOL} record {game}`.")
     text = CHANGELOG.read_text() if changelog is None else changelog
     if entry["released"] is None:
-        section = changelog_section("Unreleased", text) or ""
+        section = " ".join((changelog_section("Unreleased", text) or "").split())
         if version not in section:
             out.append(f"{game}: CHANGELOG.md's Unreleased section does not name {version}")
-        missing = [c for c in entry.get("changes", []) if c not in section]
+        # Wrapped as the section's lines are wrapped: words in order, any spacing.
+        missing = [c for c in entry.get("changes", []) if " ".join(c.split()) not in section]
         if not entry.get("changes") or missing:
             out.append(f"{game}: {version} is unreleased; each change recorded for it must be a "
                        f"line of CHANGELOG.md's Unreleased section (missing: {missing or 'all'})")
@@ -190,7 +193,9 @@ def problems(game: str, ledger: dict[str, list[dict[str, Any]]] | None = None,
 
 # -- the commands -------------------------------------------------------------------------------
 def _changelog_line(line: str, path: Path = CHANGELOG) -> None:
-    """Add ``line`` at the top of the Unreleased section's '### Changed' list."""
+    """Add ``line`` at the top of the Unreleased section's '### Changed' list, wrapped."""
+    line = textwrap.fill(line, width=100, subsequent_indent="  ", break_on_hyphens=False,
+                         break_long_words=False)
     text = path.read_text()
     section = changelog_section("Unreleased", text)
     if section is None:
@@ -272,9 +277,10 @@ def bump(game: str, change: str, options: dict[str, Any]) -> list[str]:
            "playthroughs": dict(sorted(playthrough_prints(game).items())),
            "spaces": dict(sorted(space_prints(game).items()))}
     ledger[game].append(new)
+    # The module, the Gymnasium and the PettingZoo name, with or without the namespace.
     renames = [(rf"\b{game}_v{n}\b", f"{game}_v{n + 1}"),
-               (rf"card_envs/{camel(game)}-v{n}\b", f"card_envs/{camel(game)}-v{n + 1}"),
-               (rf"card_envs/{game}-v{n}\b", f"card_envs/{game}-v{n + 1}")]
+               (rf"\b{camel(game)}-v{n}\b", f"{camel(game)}-v{n + 1}"),
+               (rf"\b{game}-v{n}\b", f"{game}-v{n + 1}")]
     source = ROOT / "card_envs" / f"{game}_v{n}.py"
     target = source.with_name(f"{game}_v{n + 1}.py")
     subprocess.run(["git", "mv", str(source), str(target)], cwd=ROOT, check=True)

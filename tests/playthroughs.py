@@ -11,7 +11,7 @@ not raw data), and one readable playthrough per game so that a reviewer sees wha
 What is recorded, in ``tests/playthroughs/<game>.json``:
 
 * ``aec``: every (game, config) pair the shared API tests run (``tests.conftest.VARIANTS``),
-  through the PettingZoo AEC env (``<game>_v0.env``);
+  through the PettingZoo AEC env (``<game>_v<N>.env``);
 * ``gym``: the game's Gymnasium id (``gymnasium.make``, default config) against random and
   heuristic opponents with ``learner_seat="random"``, whose seeding derives the deal, the seat
   draw and each opponent's stream from the one seed;

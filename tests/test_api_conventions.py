@@ -138,7 +138,7 @@ def test_sb3_make_vec_env_and_predict_work_as_is() -> None:
 
     import card_envs  # noqa: F401  (registers the ids)
 
-    venv = make_vec_env("card_envs/Roy-v0", n_envs=2, seed=0)  # offers render_mode="rgb_array"
+    venv = make_vec_env("card_envs/Roy-v1", n_envs=2, seed=0)  # offers render_mode="rgb_array"
     assert venv.num_envs == 2
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0)
     env = _env_module("roy").env()
@@ -575,11 +575,11 @@ def test_every_env_view_names_actions_as_the_engine_does(game: str) -> None:
     """README: ``action_name`` / ``action_id`` on the AEC, Gymnasium and Parallel views."""
     import gymnasium
 
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
 
     aec = _env_module(game).env()
     gym_env = gymnasium.make(GAMES[game].gym_id).unwrapped
-    views = [aec, gym_env] + ([dogpile_v0.parallel_env()] if game == "dogpile" else [])
+    views = [aec, gym_env] + ([dogpile_v1.parallel_env()] if game == "dogpile" else [])
     names = make_engine(game).action_names
     for view in views:
         assert [view.action_name(a) for a in range(len(names))] == names
@@ -592,14 +592,14 @@ def test_every_env_view_names_actions_as_the_engine_does(game: str) -> None:
 
 def test_gymnasium_id_fixes_the_game() -> None:
     """gymnasium.make merges keyword arguments over the registered ones: a ``game`` argument
-    used to turn card_envs/Roy-v0 into Dogpile without a word."""
+    used to turn card_envs/Roy-v1 into Dogpile without a word."""
     import gymnasium
 
-    with pytest.raises(ValueError, match="'game' is not one of its options.*Dogpile-v0"):
-        gymnasium.make("card_envs/Roy-v0", game="dogpile")
-    env = gymnasium.make("card_envs/Roy-v0", num_players=3, opponent="heuristic")
+    with pytest.raises(ValueError, match="'game' is not one of its options.*Dogpile-v1"):
+        gymnasium.make("card_envs/Roy-v1", game="dogpile")
+    env = gymnasium.make("card_envs/Roy-v1", num_players=3, opponent="heuristic")
     assert env.unwrapped.engine.name == "roy" and env.unwrapped.engine.num_players == 3
-    assert gymnasium.spec("card_envs/Roy-v0").kwargs == {}
+    assert gymnasium.spec("card_envs/Roy-v1").kwargs == {}
 
 
 def test_human_render_shows_the_deal_in_every_view(capsys: pytest.CaptureFixture[str]) -> None:

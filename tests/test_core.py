@@ -529,7 +529,7 @@ def _play_to_end(env, seed: int) -> None:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-@pytest.mark.parametrize("module", ["memory_uno_v0", "dogpile_v0"])
+@pytest.mark.parametrize("module", ["memory_uno_v1", "dogpile_v1"])
 def test_dead_agent_steps_match_pettingzoo(module: str) -> None:
     """Our specialised dead-agent step removes agents in PettingZoo's order and leaves the
     same ``agent_selection`` and rewards as the base class's generic one."""
@@ -554,9 +554,9 @@ def test_dead_agent_steps_match_pettingzoo(module: str) -> None:
 
 
 def test_agent_iter_stops_at_max_iter_and_when_agents_are_gone() -> None:
-    from card_envs import roy_v0
+    from card_envs import roy_v1
 
-    env = roy_v0.env()
+    env = roy_v1.env()
     env.reset(seed=0)
     seen = []
     for agent in env.agent_iter(max_iter=5):

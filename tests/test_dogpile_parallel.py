@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
-from card_envs import dogpile_v0
+from card_envs import dogpile_v1
 from card_envs.core.aec_env import IllegalActionError
 from card_envs.core.cards import card_id
 from card_envs.core.conventions import IllegalActionWarning
@@ -27,12 +27,12 @@ def test_pettingzoo_parallel_api_and_seed(config: dict) -> None:
     with warnings.catch_warnings():
         # The seed test samples without masks: under the default, its episodes end at once.
         warnings.simplefilter("ignore", IllegalActionWarning)
-        parallel_api_test(dogpile_v0.parallel_env(**config), num_cycles=400)
-        parallel_seed_test(lambda: dogpile_v0.parallel_env(**config), num_cycles=200)
-        parallel_seed_test(lambda: dogpile_v0.parallel_env(illegal_action="void", **config),
+        parallel_api_test(dogpile_v1.parallel_env(**config), num_cycles=400)
+        parallel_seed_test(lambda: dogpile_v1.parallel_env(**config), num_cycles=200)
+        parallel_seed_test(lambda: dogpile_v1.parallel_env(illegal_action="void", **config),
                            num_cycles=200)
         # The api test samples within the masks: every action it sends is legal.
-        parallel_api_test(dogpile_v0.parallel_env(illegal_action="error", **config),
+        parallel_api_test(dogpile_v1.parallel_env(illegal_action="error", **config),
                           num_cycles=400)
 
 
@@ -70,8 +70,8 @@ def test_parallel_agrees_with_aec_without_conflicts(config: dict) -> None:
     forgets = config.get("memory", "perfect") != "perfect"
     rng = np.random.default_rng(0)
     for seed in range(2):
-        par = dogpile_v0.parallel_env(**config)
-        aec = dogpile_v0.env(**config)
+        par = dogpile_v1.parallel_env(**config)
+        aec = dogpile_v1.env(**config)
         obs, _ = par.reset(seed=seed)
         aec.reset(seed=seed)
         returns = dict.fromkeys(par.possible_agents, 0.0)
@@ -107,7 +107,7 @@ def _start(illegal_action: str = "void", **config) -> tuple:
     fumbles and idle steps, which play on). The tick order rotates (0 1 2, then 1 2 0, ...)
     unless ``config`` says otherwise: the scripts name who moves first."""
     config.setdefault("tick_order", "rotate")
-    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2),
+    par = dogpile_v1.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2),
                                   illegal_action=illegal_action, **config)
     obs, _ = par.reset(seed=0, options={"deck": stacked({5: "KH", 6: "QH"})})
     return par, obs
@@ -182,13 +182,13 @@ def test_illegal_action_error_mode_between_rounds() -> None:
 def test_illegal_action_mode_is_checked() -> None:
     with pytest.raises(ValueError, match="'illegal_action': allowed values are 'penalty', "
                                          "'void', 'error'"):
-        dogpile_v0.parallel_env(illegal_action="raise")
+        dogpile_v1.parallel_env(illegal_action="raise")
 
 
 def test_an_illegal_action_ends_the_episode_by_default_before_any_dog_moves() -> None:
     """The AEC env's convention, for a simultaneous step: each offender gets -1 and says why,
     the others 0, every dog is terminated, and nothing has moved (player_0 would dig)."""
-    par, _ = _start(illegal_action=dogpile_v0.parallel_env().illegal_action)
+    par, _ = _start(illegal_action=dogpile_v1.parallel_env().illegal_action)
     before = json.dumps(par.engine.state_dict())
     with pytest.warns(IllegalActionWarning, match="Illegal move made"):
         obs, rew, term, trunc, infos = par.step({"player_0": 5, "player_1": KEEP,
@@ -253,7 +253,7 @@ def test_between_rounds_only_the_sniffer_decides() -> None:
 def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() -> None:
     """A sniffer idling between rounds counts towards max_steps: the truncated engine offers no
     action, as every ended episode's mask is all zeros."""
-    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
+    par = dogpile_v1.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
                                   max_steps=14, illegal_action="void")
     par.reset(seed=0)
     while par.engine.phase == PLAY:
@@ -272,7 +272,7 @@ def test_idle_steps_that_reach_max_steps_end_the_episode_with_no_legal_action() 
 def test_idle_steps_count_towards_max_steps_after_play_resumes(max_steps: int) -> None:
     """Idle steps taken between rounds still count once play resumes: the episode truncates
     when the engine's steps and the idle ones reach max_steps (it ran on by the idle ones)."""
-    par = dogpile_v0.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
+    par = dogpile_v1.parallel_env(ticks_per_second=1, round_seconds=(4, 3, 2), sniff="required",
                                   max_steps=max_steps, illegal_action="void")
     obs, _ = par.reset(seed=0)
     while par.engine.phase == PLAY:
@@ -297,7 +297,7 @@ def test_with_no_memory_every_dog_sees_a_move_of_its_tick_once() -> None:
     """Under memory="none" a dog keeps what it saw until its next decision. In a parallel tick
     every dog decided before any move, so a bone put down face down early in the tick's order
     is in every dog's next observation, and gone after the tick that follows."""
-    par = dogpile_v0.parallel_env(memory="none", ticks_per_second=1, round_seconds=(8, 8, 8))
+    par = dogpile_v1.parallel_env(memory="none", ticks_per_second=1, round_seconds=(8, 8, 8))
     par.reset(seed=0, options={"deck": stacked({5: "KH"})})
     wait = dict.fromkeys(par.agents, WAIT)
     par.step({**wait, "player_0": DIG + 5})
@@ -313,7 +313,7 @@ def test_with_no_memory_every_dog_sees_a_move_of_its_tick_once() -> None:
 def test_with_no_memory_the_burier_knows_where_it_buried() -> None:
     """RULES.md "BURY": face down, the others do not see the bone, but the burier does, even
     after every dog's memory decayed at the start of the parallel tick (memory="none")."""
-    par = dogpile_v0.parallel_env(memory="none", ticks_per_second=1, round_seconds=(8, 8, 8))
+    par = dogpile_v1.parallel_env(memory="none", ticks_per_second=1, round_seconds=(8, 8, 8))
     par.reset(seed=0, options={"deck": stacked({5: "KH"})})
     wait = dict.fromkeys(par.agents, WAIT)
     for action in (DIG + 5, KEEP, BURY, DOWN + 5):
@@ -342,7 +342,7 @@ def _play(par, obs: dict, rng: np.random.Generator, steps: int) -> list:
 
 @pytest.mark.parametrize("config", [{}, {"memory": 0.3, "num_players": 4, **SHORT}])
 def test_state_dict_round_trip_replays_the_same_game(config: dict) -> None:
-    par = dogpile_v0.parallel_env(**config)
+    par = dogpile_v1.parallel_env(**config)
     obs, _ = par.reset(seed=5)
     _play(par, obs, np.random.default_rng(0), 30)
     snap = json.loads(json.dumps(par.state_dict()))  # JSON-safe
@@ -351,7 +351,7 @@ def test_state_dict_round_trip_replays_the_same_game(config: dict) -> None:
     expected = _play(par, {a: {"observation": par.engine.observation(i),
                                "action_mask": par._masks[i].copy()}
                            for i, a in enumerate(par.agents)}, np.random.default_rng(1), 40)
-    other = dogpile_v0.parallel_env(**config)
+    other = dogpile_v1.parallel_env(**config)
     obs2, infos2 = other.load_state_dict(snap)
     assert set(obs2) == set(other.agents) == set(infos2)
     np.testing.assert_array_equal(obs2["player_0"]["observation"], cont)
@@ -360,7 +360,7 @@ def test_state_dict_round_trip_replays_the_same_game(config: dict) -> None:
 
 
 def test_clone_is_independent_and_plays_on_identically() -> None:
-    par = dogpile_v0.parallel_env(**SHORT)
+    par = dogpile_v1.parallel_env(**SHORT)
     obs, _ = par.reset(seed=2)
     _play(par, obs, np.random.default_rng(3), 10)
     before = json.dumps(par.state_dict())
@@ -373,7 +373,7 @@ def test_clone_is_independent_and_plays_on_identically() -> None:
 
 
 def test_resample_hidden_keeps_the_agents_view_and_redraws_the_rest() -> None:
-    par = dogpile_v0.parallel_env(**SHORT)
+    par = dogpile_v1.parallel_env(**SHORT)
     obs, _ = par.reset(seed=0)
     _play(par, obs, np.random.default_rng(0), 6)
     mine = par.engine.observation(1)
@@ -393,7 +393,7 @@ def test_resample_hidden_keeps_the_agents_view_and_redraws_the_rest() -> None:
 
 
 def test_hooks_need_a_reset_and_refuse_bad_snapshots() -> None:
-    par = dogpile_v0.parallel_env(**SHORT)
+    par = dogpile_v1.parallel_env(**SHORT)
     for call in (par.state_dict, lambda: par.resample_hidden("player_0")):
         with pytest.raises(RuntimeError, match="reset"):
             call()
@@ -406,11 +406,11 @@ def test_hooks_need_a_reset_and_refuse_bad_snapshots() -> None:
 
 
 def test_an_aec_snapshot_loads_between_ticks_but_not_mid_tick() -> None:
-    aec = dogpile_v0.env(**SHORT)
+    aec = dogpile_v1.env(**SHORT)
     aec.reset(seed=0)
     for _ in range(3):  # one whole tick of three dogs
         aec.step(WAIT)
-    par = dogpile_v0.parallel_env(**SHORT)
+    par = dogpile_v1.parallel_env(**SHORT)
     obs, _ = par.load_state_dict(aec.state_dict())
     assert par.engine.tick_count == 1 and set(obs) == set(par.possible_agents)
     aec.step(WAIT)  # one dog into the next tick
@@ -420,13 +420,13 @@ def test_an_aec_snapshot_loads_between_ticks_but_not_mid_tick() -> None:
 
 
 def test_a_finished_games_snapshot_leaves_no_live_agents() -> None:
-    par = dogpile_v0.parallel_env(**SHORT)
+    par = dogpile_v1.parallel_env(**SHORT)
     obs, _ = par.reset(seed=1)
     rng = np.random.default_rng(0)
     while par.agents:
         obs, *_ = par.step(_random_actions(obs, rng))
     snap = par.state_dict()
-    other = dogpile_v0.parallel_env(**SHORT)
+    other = dogpile_v1.parallel_env(**SHORT)
     obs, infos = other.load_state_dict(snap)
     assert obs == {} and infos == {} and other.agents == []
     with pytest.raises(RuntimeError, match="no live agents"):

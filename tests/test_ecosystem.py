@@ -186,7 +186,7 @@ def test_gymnasium_same_step_autoreset_and_episode_statistics() -> None:
     import card_envs  # noqa: F401  (registers the ids)
 
     venv = RecordEpisodeStatistics(gymnasium.make_vec(
-        "card_envs/Roy-v0", num_envs=2, vectorization_mode="sync",
+        "card_envs/Roy-v1", num_envs=2, vectorization_mode="sync",
         vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}))
     rng = np.random.default_rng(0)
     _, infos = venv.reset(seed=0)
@@ -211,7 +211,7 @@ def test_gymnasium_make_vec_s_fresh_workers_need_no_import() -> None:
 
     import card_envs  # noqa: F401  (registers the ids)
 
-    venv = gymnasium.make_vec("card_envs/Roy-v0", num_envs=2, vectorization_mode="async",
+    venv = gymnasium.make_vec("card_envs/Roy-v1", num_envs=2, vectorization_mode="async",
                               vector_kwargs={"context": "spawn"})
     try:
         _, infos = venv.reset(seed=0)
@@ -358,11 +358,11 @@ def test_dogpile_parallel_env_through_parallel_to_aec_passes_pettingzoo_s_tests(
     from pettingzoo.test import api_test, seed_test
     from pettingzoo.utils.conversions import parallel_to_aec
 
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
 
     short = SHORT["dogpile"]
-    api_test(parallel_to_aec(dogpile_v0.parallel_env(**short)), num_cycles=200)
-    seed_test(lambda: parallel_to_aec(dogpile_v0.parallel_env(**short)), num_cycles=100)
+    api_test(parallel_to_aec(dogpile_v1.parallel_env(**short)), num_cycles=200)
+    seed_test(lambda: parallel_to_aec(dogpile_v1.parallel_env(**short)), num_cycles=100)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -469,7 +469,7 @@ def test_gym_copies_continue_identically(game: str, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
 def test_dogpile_parallel_copies_continue_identically(how: str) -> None:
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
 
     def trace(env, obs: dict, rng: np.random.Generator, steps: int) -> tuple[list, dict]:
         out: list = []
@@ -483,7 +483,7 @@ def test_dogpile_parallel_copies_continue_identically(how: str) -> None:
                         terms, truncs, repr(infos)))
         return out, obs
 
-    env = dogpile_v0.parallel_env(**SHORT["dogpile"])
+    env = dogpile_v1.parallel_env(**SHORT["dogpile"])
     obs, _ = env.reset(seed=2)
     _, obs = trace(env, obs, np.random.default_rng(1), 3)
     copied = _copy(env, how)

@@ -116,8 +116,8 @@ def test_the_envs_and_agents_import_without_torch_or_sb3() -> None:
     PolicyAgent class too) and every game must not pull it in; a policy file loads it."""
     code = ("import sys, card_envs, card_envs.agents\n"
             "from card_envs.agents import PolicyAgent, make_agent\n"
-            "from card_envs import deluxe_memory_v0, dogpile_v0, mega_memory_v0, "
-            "memory_uno_v0, roy_v0\n"
+            "from card_envs import deluxe_memory_v1, dogpile_v1, mega_memory_v1, "
+            "memory_uno_v1, roy_v1\n"
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
             "('torch', 'stable_baselines3', 'sb3_contrib'))\n"
             "assert not heavy, heavy\n")

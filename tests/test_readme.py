@@ -289,7 +289,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
     import importlib
 
     from benchmarks.mutation import catalog
-    from card_envs import compiled, dogpile_v0, roy_v0
+    from card_envs import compiled, dogpile_v1, roy_v1
     from card_envs.core import (
         action_names,
         cards,
@@ -306,7 +306,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
 
     game = make_engine("roy")
     game.reset(seed=0)
-    aec = roy_v0.env()
+    aec = roy_v1.env()
     aec.reset(seed=0)
     # What the conventions section cites of PettingZoo and Gymnasium.
     from gymnasium.utils import env_checker
@@ -318,7 +318,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
         game, aec, conventions, AECEnv, pettingzoo_test, wrappers, env_checker,
         engine.Engine, engine.CachedViewsEngine, KnowledgeTracker(2, 1),
         obs_layout.ObsLayout, cards, config, engine, registration, compiled, action_names,
-        dogpile_v0,
+        dogpile_v1,
         test_api_all_games, steer, builtins,
         importlib.import_module("card_envs.games"), *catalog.CATALOG[:1], catalog,
         *(importlib.import_module(GAMES[g].engine.split(":")[0]) for g in GAMES),
@@ -352,7 +352,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
 
 @pytest.mark.parametrize("game", ["roy", "mega_memory", "memory_uno", "deluxe_memory", "dogpile"])
 def test_entry_module_docstrings_usage_runs_and_names_every_option(game: str) -> None:
-    """Each ``card_envs/<game>_v0.py`` docstring (PettingZoo's env card): its Usage example
+    """Each ``card_envs/<game>_v<N>.py`` docstring (PettingZoo's env card): its Usage example
     runs as written, and its Variants row names every option of the game."""
     import importlib
 
@@ -362,7 +362,7 @@ def test_entry_module_docstrings_usage_runs_and_names_every_option(game: str) ->
     usage = doc.split("Usage::", 1)[1]
     code = "\n".join(line[4:] for line in usage.splitlines() if line.strip())
     namespace: dict = {}
-    exec(compile(code, f"{game}_v0 usage", "exec"), namespace)
+    exec(compile(code, f"{GAMES[game].module} usage", "exec"), namespace)
     namespace["env"].reset(seed=0)
     variants = re.search(r"^\| Variants \| (.*) \|$", doc, flags=re.M)
     assert variants, f"{game}: no Variants row"

@@ -49,16 +49,16 @@ def _ledger_with(game: str, change: dict[str, Any]) -> dict[str, list[dict[str, 
 
 
 def test_a_changed_case_of_a_released_version_asks_for_a_bump() -> None:
-    ledger = ev.load_ledger()
-    entry = ledger["roy"][-1]
-    assert entry["released"] is not None or pytest.skip("ROY's current version is unreleased")
+    entry = ev.load_ledger()["roy"][-1]
     case = sorted(entry["playthroughs"])[0]
-    doctored = _ledger_with("roy", {"playthroughs": {**entry["playthroughs"], case: "0" * 16}})
+    doctored = _ledger_with("roy", {"released": "0.1.0",
+                                    "playthroughs": {**entry["playthroughs"], case: "0" * 16}})
     (message,) = ev.problems("roy", doctored)
     assert f"the playthroughs of {case} differ" in message
     assert f"{ev.TOOL} bump roy --change" in message and "frozen" in message
     space = sorted(entry["spaces"])[0]
-    doctored = _ledger_with("roy", {"spaces": {**entry["spaces"], space: "0" * 16}})
+    doctored = _ledger_with("roy", {"released": "0.1.0",
+                                    "spaces": {**entry["spaces"], space: "0" * 16}})
     (message,) = ev.problems("roy", doctored)
     assert f"the spaces of {space} differ" in message and "bump roy" in message
 
@@ -137,68 +137,69 @@ def test_the_ledger_reader_refuses_what_the_rule_forbids(tmp_path: Path) -> None
 
 # -- retired versions ---------------------------------------------------------------------------
 @pytest.fixture
-def roy_at_v2(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """ROY as if v0 and v1 were retired (v1 playable as v2 with draw_when_able) and v2 current,
-    its retired ids registered as import card_envs registers them; the registries restored."""
-    table = (Version("roy", 0, "0.1.0", "v1's reason"),
-             Version("roy", 1, "0.2.0", "draws only when no card plays",
+def roy_at_v41(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """ROY as if v0 to v40 were retired (v40 playable as v41 with draw_when_able) and v41
+    current (numbers no entry module has), its retired ids registered as import card_envs
+    registers them; the registries restored."""
+    table = (*(Version("roy", i, "0.1.0", "older") for i in range(40)),
+             Version("roy", 40, "0.2.0", "draws only when no card plays",
                      {"draw_when_able": True}),
-             Version("roy", 2, None))
+             Version("roy", 41, None))
     monkeypatch.setitem(versions.VERSIONS, "roy", table)
     gym_before = dict(gymnasium.registry)
     aec_before = dict(pettingzoo.aec_registry)
     from card_envs.core.registration import register_retired
 
     register_retired()
-    yield table[1]
+    yield table[40]
     for registry, before in ((gymnasium.registry, gym_before),
                              (pettingzoo.aec_registry, aec_before)):
         for key in set(registry) - set(before):
             del registry[key]
-    sys.modules.pop("card_envs.roy_v1", None)
+    sys.modules.pop("card_envs.roy_v40", None)
 
 
 def _says_where_it_went(err: pytest.ExceptionInfo[RetiredEnvError], asked: str,
                         current: str) -> str:
     text = str(err.value)
     assert text.startswith(f"{asked} is retired") and f"plays roy as {current}" in text
-    assert "CHANGELOG.md, section 0.2.0, 'card_envs/Roy-v2'" not in text  # v1 shipped in 0.2.0
-    assert "CHANGELOG.md, section Unreleased, 'card_envs/Roy-v2'" in text
+    assert "CHANGELOG.md, section 0.2.0, 'card_envs/Roy-v41'" not in text  # v40 shipped in 0.2.0
+    assert "CHANGELOG.md, section Unreleased, 'card_envs/Roy-v41'" in text
     assert "draws only when no card plays" in text
-    assert "v1's rules are v2's with draw_when_able=True" in text
+    assert "v40's rules are v41's with draw_when_able=True" in text
     return text
 
 
-def test_a_retired_module_raises_naming_the_current_module(roy_at_v2: Version) -> None:
+def test_a_retired_module_raises_naming_the_current_module(roy_at_v41: Version) -> None:
     with pytest.raises(RetiredEnvError) as err:
-        importlib.import_module("card_envs.roy_v1")
-    _says_where_it_went(err, "card_envs.roy_v1", "card_envs.roy_v2")
-    with pytest.raises(ImportError, match="card_envs.roy_v1 is retired"):
-        from card_envs import roy_v1  # noqa: F401
-    with pytest.raises(ImportError, match="card_envs.roy_v1 is retired"):
-        exec("import card_envs.roy_v1")
-    # A module file answers before the finder (roy_v0 is the real current one); a name that
-    # never was a version fails as before.
-    assert callable(importlib.import_module("card_envs.roy_v0").env)
+        importlib.import_module("card_envs.roy_v40")
+    _says_where_it_went(err, "card_envs.roy_v40", "card_envs.roy_v41")
+    with pytest.raises(ImportError, match="card_envs.roy_v40 is retired"):
+        from card_envs import roy_v40  # noqa: F401
+    with pytest.raises(ImportError, match="card_envs.roy_v40 is retired"):
+        exec("import card_envs.roy_v40")
+    # A module file answers before the finder (the real current one, retired in this table);
+    # a name that never was a version fails as before.
+    assert callable(importlib.import_module(GAMES["roy"].module).env)
     with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("card_envs.roy_v7")
+        importlib.import_module("card_envs.roy_v70")
 
 
-def test_a_retired_gymnasium_id_raises_our_message_not_gymnasiums(roy_at_v2: Version) -> None:
+def test_a_retired_gymnasium_id_raises_our_message_not_gymnasiums(roy_at_v41: Version) -> None:
     """Gymnasium answers an unregistered old version with its own DeprecatedEnv ('Please use
     ... instead'); ours is registered, so its message (what changed, which options) wins."""
     with pytest.raises(gymnasium.error.DeprecatedEnv) as err:
-        gymnasium.make("card_envs/Roy-v1")
+        gymnasium.make("card_envs/Roy-v40")
     assert isinstance(err.value, RetiredEnvError)
-    _says_where_it_went(err, "card_envs/Roy-v1", "card_envs/Roy-v2")
-    with pytest.raises(RetiredEnvError, match="card_envs/Roy-v1 is retired"):
-        gymnasium.make("card_envs:card_envs/Roy-v1", num_players=3)
+    _says_where_it_went(err, "card_envs/Roy-v40", "card_envs/Roy-v41")
+    with pytest.raises(RetiredEnvError, match="card_envs/Roy-v40 is retired"):
+        gymnasium.make("card_envs:card_envs/Roy-v40", num_players=3)
 
 
-def test_a_retired_pettingzoo_id_raises_naming_the_current_id(roy_at_v2: Version) -> None:
+def test_a_retired_pettingzoo_id_raises_naming_the_current_id(roy_at_v41: Version) -> None:
     with pytest.raises(RetiredEnvError) as err:
-        pettingzoo.make("aec", "card_envs/roy-v1")
-    _says_where_it_went(err, "card_envs/roy-v1", "card_envs/roy-v2")
+        pettingzoo.make("aec", "card_envs/roy-v40")
+    _says_where_it_went(err, "card_envs/roy-v40", "card_envs/roy-v41")
 
 
 @pytest.mark.parametrize("version", RETIRED, ids=[f"{v.game}-v{v.number}" for v in RETIRED])
@@ -208,8 +209,13 @@ def test_each_retired_version_answers_every_way_it_can_be_asked(version: Version
     current version, and the changelog names the version that retired them."""
     now = versions.current(version.game)
     successor = versions.VERSIONS[version.game][version.number + 1]
+    def gym_make() -> Any:
+        # Gymnasium warns first that a newer version is registered; our error follows.
+        with pytest.warns(DeprecationWarning, match=f"{version.gym_id} is out of date"):
+            return gymnasium.make(version.gym_id)
+
     asks = [(lambda: importlib.import_module(version.module), version.module, now.module),
-            (lambda: gymnasium.make(version.gym_id), version.gym_id, now.gym_id),
+            (gym_make, version.gym_id, now.gym_id),
             (lambda: pettingzoo.make("aec", version.pz_id), version.pz_id, now.pz_id)]
     for make, asked, current in asks:
         with pytest.raises(RetiredEnvError) as err:
@@ -266,6 +272,16 @@ def test_bump_retires_the_version_everywhere(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, *args], cwd=copy_root, env=env,
                               capture_output=True, text=True, timeout=300)
 
+    # A release first (the current versions may be unreleased, and only a released one bumps).
+    changelog_path = copy_root / "CHANGELOG.md"
+    changelog_path.write_text(changelog_path.read_text().replace(
+        "## [Unreleased]\n", "## [Unreleased]\n\n## [9.0.0] - 2030-01-01\n", 1))
+    init = copy_root / "card_envs/__init__.py"
+    init.write_text(re.sub(r'__version__ = "[^"]+"', '__version__ = "9.0.0"', init.read_text()))
+    released = run("-m", "tests.env_versions", "release", "9.0.0")
+    assert released.returncode == 0, released.stdout + released.stderr
+    ledger = json.loads((copy_root / "card_envs/env_versions.json").read_text())
+    assert all(entries[-1]["released"] for entries in ledger.values())
     number = versions.current("roy").number
     old, new = f"roy_v{number}", f"roy_v{number + 1}"
     done = run("-m", "tests.env_versions", "bump", "roy", "--change", "forced draws shown",
@@ -306,15 +322,15 @@ def test_bump_retires_the_version_everywhere(tmp_path: Path) -> None:
     assert run("-m", "tests.env_versions").returncode == 0
 
 
-def test_a_saved_env_name_of_an_older_version_says_what_changed_since(roy_at_v2: Version) -> None:
+def test_a_saved_env_name_of_an_older_version_says_what_changed_since(roy_at_v41: Version) -> None:
     """What a saved policy's recorded ``metadata["name"]`` tells a loader for another version:
     each change since, with its changelog section."""
-    note = versions.name_change("roy_v0", "roy_v2")
-    assert note == ("roy changed since roy_v0: v1 (CHANGELOG.md, section 0.2.0): v1's reason; "
-                    "v2 (CHANGELOG.md, section Unreleased): draws only when no card plays")
-    assert versions.name_change("roy_v1", "roy_v2") == (
-        "roy changed since roy_v1: v2 (CHANGELOG.md, section Unreleased): draws only when no "
+    note = versions.name_change("roy_v39", "roy_v41")
+    assert note == ("roy changed since roy_v39: v40 (CHANGELOG.md, section 0.2.0): older; "
+                    "v41 (CHANGELOG.md, section Unreleased): draws only when no card plays")
+    assert versions.name_change("roy_v40", "roy_v41") == (
+        "roy changed since roy_v40: v41 (CHANGELOG.md, section Unreleased): draws only when no "
         "card plays")
-    for saved, now in (("roy_v2", "roy_v0"), ("roy_v2", "roy_v2"), ("dogpile_v0", "roy_v2"),
-                       ("roy_v0", "roy_v9"), ("roy", "roy_v2")):
+    for saved, now in (("roy_v41", "roy_v40"), ("roy_v41", "roy_v41"), ("dogpile_v0", "roy_v41"),
+                       ("roy_v40", "roy_v90"), ("roy", "roy_v41")):
         assert versions.name_change(saved, now) is None, (saved, now)

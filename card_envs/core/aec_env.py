@@ -98,7 +98,7 @@ class CardAECEnv(ActionNames, AECEnv):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.metadata = {
-            "name": env_name(engine.name),  # versioned: roy_v0
+            "name": env_name(engine.name),  # versioned: roy_v1
             "render_modes": list(RENDER_MODES),
             "render_fps": RENDER_FPS,
             "is_parallelizable": False,

@@ -106,7 +106,7 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         # One agent object per opponent seat (an Agent instance given once is shared).
         self.opponents = [make_agent(s, game_name, agent_config) for s in specs]
 
-        # The class's metadata plus the versioned env name a saved policy records (roy_v0).
+        # The class's metadata plus the versioned env name a saved policy records (roy_v1).
         self.metadata = {**self.metadata, "name": env_name(engine.name)}
         low, high = engine.layout.bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)

@@ -1,8 +1,8 @@
 """Entry points and registration in PettingZoo's and Gymnasium's registries.
 
 Neither library discovers plugins, so ``import card_envs`` registers every installed game:
-``pettingzoo.make("aec", "card_envs/roy-v0")`` and ``gymnasium.make("card_envs/Roy-v0")``.
-``gymnasium.make("card_envs:card_envs/Roy-v0")`` imports the package first by itself. The
+``pettingzoo.make("aec", "card_envs/roy-v1")`` and ``gymnasium.make("card_envs/Roy-v1")``.
+``gymnasium.make("card_envs:card_envs/Roy-v1")`` imports the package first by itself. The
 version suffix is each game's current version (card_envs/env_versions.json); a retired version's
 ids stay registered and raise :class:`~card_envs.versions.RetiredEnvError` naming the current one.
 """
@@ -47,7 +47,7 @@ def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[...
 
 
 def options_doc(game: str) -> str:
-    """The keyword arguments of a game's envs, for their docstrings (``help(roy_v0.env)``)."""
+    """The keyword arguments of a game's envs, for their docstrings (``help(roy_v1.env)``)."""
     from card_envs.games import get_game
 
     lines = ["Args:",
@@ -68,7 +68,7 @@ def options_doc(game: str) -> str:
 def gym_constructor(game: str) -> Callable[..., CardGymEnv]:
     """The entry point of a game's Gymnasium id. The id fixes the game: ``gymnasium.make``
     merges keyword arguments over the registered ones, so a ``game`` argument would otherwise
-    quietly turn ``card_envs/Roy-v0`` into another game."""
+    quietly turn ``card_envs/Roy-v1`` into another game."""
 
     def gym_env(**kwargs: Any) -> CardGymEnv:
         if "game" in kwargs:

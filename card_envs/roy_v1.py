@@ -1,6 +1,6 @@
 """ROY: a shedding game of multi-card turns, wild Jacks, stacking Aces and the King of Spades.
 
-| Import | `from card_envs import roy_v0` |
+| Import | `from card_envs import roy_v1` |
 | --- | --- |
 | Actions | Discrete |
 | Parallel API | No |
@@ -31,8 +31,8 @@ the hand's last reshuffle and has not seen leave it (52), deck size (1), scores 
 
 Usage::
 
-    from card_envs import roy_v0
-    env = roy_v0.env(render_mode="ansi", num_players=3)
+    from card_envs import roy_v1
+    env = roy_v1.env(render_mode="ansi", num_players=3)
 """
 
 from card_envs.core.registration import aec_constructors, gym_constructor

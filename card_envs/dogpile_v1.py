@@ -1,9 +1,9 @@
 """Dogpile: dig the dogpile against the clock for the best (or the smallest) loot.
 
-| Import | `from card_envs import dogpile_v0` |
+| Import | `from card_envs import dogpile_v1` |
 | --- | --- |
 | Actions | Discrete |
-| Parallel API | Yes (`dogpile_v0.parallel_env()`) |
+| Parallel API | Yes (`dogpile_v1.parallel_env()`) |
 | Manual control | No |
 | Agents | `agents = ['player_0', 'player_1', 'player_2']` (2 to 6 with `num_players`) |
 | Action shape | `()`: a scalar integer, as `Discrete.contains` takes it |
@@ -41,9 +41,9 @@ sniffer only). Size: 1257 + 87n (1518 for 3 dogs). ``env.state()`` is the seer v
 
 Usage::
 
-    from card_envs import dogpile_v0
-    env = dogpile_v0.env(render_mode="ansi", num_players=3)
-    par = dogpile_v0.parallel_env(num_players=4)
+    from card_envs import dogpile_v1
+    env = dogpile_v1.env(render_mode="ansi", num_players=3)
+    par = dogpile_v1.parallel_env(num_players=4)
 """
 
 from typing import Any

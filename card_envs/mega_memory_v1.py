@@ -1,6 +1,6 @@
 """Mega Mem-Ory Ultima-Ory: a two-player memory game of matches and same-suit runs.
 
-| Import | `from card_envs import mega_memory_v0` |
+| Import | `from card_envs import mega_memory_v1` |
 | --- | --- |
 | Actions | Discrete |
 | Parallel API | No |
@@ -40,8 +40,8 @@ full state for a centralised critic.
 
 Usage::
 
-    from card_envs import mega_memory_v0
-    env = mega_memory_v0.env(render_mode="ansi", episode="game")
+    from card_envs import mega_memory_v1
+    env = mega_memory_v1.env(render_mode="ansi", episode="game")
 """
 
 from card_envs.core.registration import aec_constructors, gym_constructor

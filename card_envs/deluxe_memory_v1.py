@@ -1,6 +1,6 @@
 """Deluxe Memory: Memory with a poker deck, tokens, and a chart of effects for mixed-colour pairs.
 
-| Import | `from card_envs import deluxe_memory_v0` |
+| Import | `from card_envs import deluxe_memory_v1` |
 | --- | --- |
 | Actions | Discrete |
 | Parallel API | No |
@@ -49,8 +49,8 @@ absolute order.
 
 Usage::
 
-    from card_envs import deluxe_memory_v0
-    env = deluxe_memory_v0.env(render_mode="ansi", num_players=4, underdogs=True)
+    from card_envs import deluxe_memory_v1
+    env = deluxe_memory_v1.env(render_mode="ansi", num_players=4, underdogs=True)
 """
 
 from card_envs.core.registration import aec_constructors, gym_constructor

@@ -1,6 +1,6 @@
 """Memory-Uno: remember your face-down cards, peek, swap blind, quick-play matches, call the round.
 
-| Import | `from card_envs import memory_uno_v0` |
+| Import | `from card_envs import memory_uno_v1` |
 | --- | --- |
 | Actions | Discrete |
 | Parallel API | No |
@@ -51,8 +51,8 @@ the same for cards that went into the deck at a reshuffle, not seen to leave), `
 
 Usage::
 
-    from card_envs import memory_uno_v0
-    env = memory_uno_v0.env(render_mode="ansi", num_players=4, episode="game")
+    from card_envs import memory_uno_v1
+    env = memory_uno_v1.env(render_mode="ansi", num_players=4, episode="game")
 """
 
 from card_envs.core.registration import aec_constructors, gym_constructor
