@@ -43,6 +43,12 @@ class Version:
     released: str | None  # the package release that first shipped it; None: not yet
     retired: str | None = None  # why the next version differs (set once a next one exists)
     options: dict[str, Any] = field(default_factory=dict)  # next version's options for this game
+    changes: tuple[str, ...] = ()  # what this version changed from the one before, one per line
+
+    @property
+    def what_changed(self) -> str:
+        """This version's changes from the one before (its changelog lines), in one text."""
+        return "; ".join(self.changes)
 
     @property
     def module(self) -> str:
@@ -91,7 +97,8 @@ def _read(path: Path = LEDGER) -> dict[str, tuple[Version, ...]]:
                 raise ValueError(f"{path.name}: {game} v{i} was retired without a release")
             versions.append(Version(game, i, entry["released"],
                                     retired["why"] if retired else None,
-                                    dict(retired.get("options", {})) if retired else {}))
+                                    dict(retired.get("options", {})) if retired else {},
+                                    tuple(entry.get("changes", ()))))
         out[game] = tuple(versions)
     return out
 
@@ -139,7 +146,7 @@ def retired_message(version: Version, asked: str) -> str:
              f"{replacement} ({kind} of v{now.number}); results and saved policies of "
              f"v{version.number} do not carry over.",
              f"What v{successor.number} changed (CHANGELOG.md, section {successor.section}, "
-             f"'{successor.gym_id}'): {version.retired}"]
+             f"'{successor.gym_id}'): {successor.what_changed or version.retired}"]
     if version.options:
         call = ", ".join(f"{k}={v!r}" for k, v in version.options.items())
         lines.append(f"v{version.number}'s rules are v{successor.number}'s with {call}: "
@@ -176,7 +183,7 @@ def name_change(saved: str, now: str) -> str | None:
     if not (0 <= first < last < len(versions)):
         return None
     steps = [f"v{v.number + 1} ({CHANGELOG}, section {versions[v.number + 1].section}): "
-             f"{v.retired}" for v in versions[first:last]]
+             f"{versions[v.number + 1].what_changed or v.retired}" for v in versions[first:last]]
     return f"{game} changed since {saved}: " + "; ".join(steps)
 
 

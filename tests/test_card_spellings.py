@@ -16,12 +16,12 @@ def test_roy_action_id_takes_either_spelling_of_the_ten(spelling: str) -> None:
 
 
 def test_every_env_view_takes_both_spellings() -> None:
-    from card_envs import dogpile_v0, roy_v0
+    from card_envs import dogpile_v1, roy_v1
     from card_envs.core.gym_env import CardGymEnv
 
-    aec = roy_v0.env()
+    aec = roy_v1.env()
     gym_env = CardGymEnv("roy")
-    par = dogpile_v0.parallel_env()
+    par = dogpile_v1.parallel_env()
     assert aec.unwrapped.action_id("play:10c") == gym_env.action_id("PLAY:TC") == 9
     assert par.action_id("dig:07") == par.action_id("DIG:07") == 7
 

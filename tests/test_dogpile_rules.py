@@ -229,13 +229,13 @@ def test_a_race_for_one_bone_is_won_by_either_dog_equally_often() -> None:
     a game (the Parallel env resolves it in the tick's order): player_0 wins about half of 400
     seeded games, player_1 the rest; under the rotating order, whose first tick always starts
     with player_0, player_0 wins them all."""
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
 
     deck = stacked({5: "KH"})
     king = card_id("KH")
 
     def player_0_wins(**config: Any) -> int:
-        par = dogpile_v0.parallel_env(**config)
+        par = dogpile_v1.parallel_env(**config)
         wins = 0
         for seed in range(400):
             par.reset(seed=seed, options={"deck": deck})

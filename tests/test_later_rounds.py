@@ -42,14 +42,14 @@ def test_memory_uno_a_total_of_45_before_the_round_that_takes_it_to_50() -> None
 def test_the_same_through_the_aec_env_and_a_snapshot_between_rounds() -> None:
     """The decks still to come are part of the position: a snapshot taken in round 1 deals the
     stacked round 2 after loading (and survives JSON)."""
-    from card_envs import memory_uno_v0
+    from card_envs import memory_uno_v1
 
     round_1 = memory_uno_deck([["5C", "5D", "3H", "2S"], ["AC", "AD", "AH", "2C"]], first=0)
     round_2 = memory_uno_deck([["AC", "AD", "AH", "2C"], ["TC", "TD", "TH", "TS"]], first=1)
-    env = memory_uno_v0.env(num_players=2, episode="game", first_player=0)
+    env = memory_uno_v1.env(num_players=2, episode="game", first_player=0)
     env.reset(seed=0, options={"decks": [round_1, round_2]})
     snap = json.loads(json.dumps(env.state_dict()))
-    other = memory_uno_v0.env(num_players=2, episode="game", first_player=0)
+    other = memory_uno_v1.env(num_players=2, episode="game", first_player=0)
     other.load_state_dict(snap)
     other.step(other.action_id("call"))
     engine = other.unwrapped.engine
@@ -121,7 +121,7 @@ def test_games_that_deal_once_take_one_deck(game: str) -> None:
 
 
 def test_gymnasium_and_parallel_envs_take_decks() -> None:
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
     from card_envs.core.gym_env import CardGymEnv
 
     round_1 = memory_uno_deck([["5C", "5D", "3H", "2S"], ["AC", "AD", "AH", "2C"]], first=0)
@@ -131,7 +131,7 @@ def test_gymnasium_and_parallel_envs_take_decks() -> None:
     assert env.engine.stacked_decks == [[card_id(c) for c in round_2]]
     with pytest.raises(ValueError, match="not both"):
         env.reset(options={"deck": round_1, "decks": [round_1]})
-    par = dogpile_v0.parallel_env()
+    par = dogpile_v1.parallel_env()
     deck = [card_code(c) for c in range(54)]
     par.reset(seed=0, options={"decks": [deck]})
     assert [card_code(int(c)) for c in par.engine.pile] == deck

@@ -61,9 +61,9 @@ def test_gymnasium_env_names_its_observation(game: str) -> None:
 
 
 def test_dogpile_parallel_env_names_its_observation_and_state() -> None:
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
 
-    par = dogpile_v0.parallel_env(num_players=4)
+    par = dogpile_v1.parallel_env(num_players=4)
     observations, _ = par.reset(seed=0)
     for obs in observations.values():
         _check_decoded(par.decode_observation(obs), par.observation_layout(),
@@ -74,7 +74,7 @@ def test_dogpile_parallel_env_names_its_observation_and_state() -> None:
 
 
 def test_a_batch_keeps_its_leading_axes() -> None:
-    env = importlib.import_module("card_envs.mega_memory_v0").env()
+    env = importlib.import_module("card_envs.mega_memory_v1").env()
     env.reset(seed=0)
     batch = np.stack([env.observe(a)["observation"] for a in env.agents])
     decoded = env.decode_observation(batch)
@@ -84,7 +84,7 @@ def test_a_batch_keeps_its_leading_axes() -> None:
 
 
 def test_a_wrong_vector_is_refused_by_name() -> None:
-    env = importlib.import_module("card_envs.roy_v0").env()
+    env = importlib.import_module("card_envs.roy_v1").env()
     with pytest.raises(ValueError, match="observation has 10 values, layout expects 238"):
         env.decode_observation(np.zeros(10, np.float32))
     with pytest.raises(ValueError, match="'observation' key"):
@@ -95,7 +95,7 @@ def test_fields_read_what_the_rules_say() -> None:
     """A decoded field is the quantity its meaning names: ROY's own hand is the dealt cards."""
     from card_envs.core.cards import card_id
 
-    env = importlib.import_module("card_envs.roy_v0").env()
+    env = importlib.import_module("card_envs.roy_v1").env()
     deck = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"]
     env.reset(seed=0, options={"deck": deck})
     hand = env.decode_observation(env.observe("player_0"))["hand"]

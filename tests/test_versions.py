@@ -223,7 +223,7 @@ def test_each_retired_version_answers_every_way_it_can_be_asked(version: Version
         text = str(err.value)
         assert text.startswith(f"{asked} is retired") and current in text
         assert f"section {successor.section}, '{successor.gym_id}'" in text
-        assert version.retired and version.retired in text
+        assert version.retired and version.retired in text and successor.what_changed in text
     section = ev.changelog_section(successor.section)
     assert section is not None and successor.gym_id in section
     if version.options:
