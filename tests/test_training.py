@@ -41,6 +41,8 @@ from training.config import (
     save_config,
 )
 from training.evaluate import main as evaluate_main
+from training.files import RunWriteError
+from training.run_lock import LOCK_NAME
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
 from training.train import completed_summary, run_summary, train
 from training.train import main as train_main
@@ -942,7 +944,7 @@ def test_best_zip_follows_the_sum_of_the_two_win_rates(tmp_path: Path, monkeypat
     saved: list[int] = []
     monkeypatch.setattr(train_module, "evaluate", scripted)
     monkeypatch.setattr(train_module, "save_model",
-                        lambda model, path: saved.append(callback.last_eval))
+                        lambda model, path, identity: saved.append(callback.last_eval))
     venv = SelfPlayVecEnv("roy", {}, 2, {"random": 1.0}, seed=0)
     callback = train_module.SelfPlayCallback(from_dict(game_config("roy")), tmp_path, venv,
                                              progress=False)
@@ -1016,7 +1018,8 @@ def test_resuming_a_run_out_of_time_says_so_and_touches_nothing(tmp_path: Path, 
     assert capsys.readouterr().out == (
         f"{run}: the run is already complete at 0 steps: it used up its time limit "
         f"(training.time_limit_minutes 1) before training.total_timesteps 1024; to train it "
-        f"further: python -m training.train --resume {run} --time-limit-minutes <more than 1>\n")
+        f"further, give it more time, e.g.: python -m training.train --resume {run} "
+        f"--time-limit-minutes 2\n")
     assert train(from_dict(data), run, resume=True, progress=False) == summary
     assert _files(run) == before
     data["training"]["time_limit_minutes"] = 2  # a raised limit leaves time to train
@@ -1124,9 +1127,10 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
 
 
 def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``folder``: its bytes and modification time."""
+    """Every file under ``folder``: its bytes and modification time (but the run lock's file,
+    which every process that takes the lock writes its identity into)."""
     return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != LOCK_NAME}
 
 
 @pytest.mark.parametrize("final_games", [4, 0])
@@ -1151,8 +1155,9 @@ def test_resuming_a_complete_run_says_so_and_touches_nothing(final_games: int, t
         assert _files(run) == before, flags
         out = capsys.readouterr().out
         assert out == (f"{run}: the run is already complete at 512 steps "
-                       f"(training.total_timesteps 512); to train it further: python -m "
-                       f"training.train --resume {run} --total-timesteps <more than 512>\n")
+                       f"(training.total_timesteps 512); to train it further, give more steps, "
+                       f"e.g.: python -m training.train --resume {run} --total-timesteps "
+                       f"1024\n")
     # From Python too (it used to evaluate again: only the command line checked).
     assert train(cfg, run, resume=True, progress=False) == summary
     assert _files(run) == before
@@ -1231,7 +1236,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> N
         tmp.write_bytes(b"half")
         raise OSError("disk full")
 
-    with pytest.raises(OSError):
+    with pytest.raises(RunWriteError, match=f"could not write {path}: disk full"):
         atomic_write(path, broken)
     assert path.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]
@@ -1244,12 +1249,13 @@ def fake_train(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Config, Path, bool
 
     calls: list[tuple[Config, Path, bool]] = []
 
-    def fake(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True) -> dict:
+    def fake(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True,
+             **kwargs: object) -> dict:
         calls.append((cfg, run_dir, resume))
         return {"num_timesteps": 0, "elapsed_seconds": 0.0, "stopped_by_time_limit": False,
                 "stopped_by_signal": None}
 
-    monkeypatch.setattr(train_module, "train", fake)
+    monkeypatch.setattr(train_module, "train_locked", fake)
     return calls
 
 
@@ -1299,7 +1305,7 @@ def test_a_run_directory_without_a_checkpoint_is_started_again(tmp_path: Path, c
     assert ("holds no checkpoint (its run stopped before the first one): starting it again "
             "(replacing its config.yaml, progress.csv, tb)") in capsys.readouterr().out
     assert [(c.game, r, resumed) for c, r, resumed in fake_train] == [("roy", run, False)]
-    assert sorted(p.name for p in run.iterdir()) == ["config.yaml"]
+    assert sorted(p.name for p in run.iterdir()) == ["config.yaml", "run.lock"]
 
 
 def test_a_run_directory_with_policies_but_no_checkpoint_is_not_emptied(tmp_path: Path, capsys,
@@ -1381,11 +1387,11 @@ def test_a_run_stopped_by_a_signal_exits_with_its_code(tmp_path: Path, capsys,
                                                        monkeypatch) -> None:
     import training.train as train_module
 
-    def stopped(cfg, run_dir, resume=False, progress=True):
+    def stopped(cfg, run_dir, resume=False, progress=True, **kwargs):
         return {"num_timesteps": 264, "checkpoint_step": 256, "elapsed_seconds": 1.0,
                 "stopped_by_time_limit": False, "stopped_by_signal": "SIGTERM"}
 
-    monkeypatch.setattr(train_module, "train", stopped)
+    monkeypatch.setattr(train_module, "train_locked", stopped)
     cfg_path = tmp_path / "c.yaml"
     cfg_path.write_text(yaml12.dump(game_config("roy")))
     with pytest.raises(SystemExit) as exit_info:

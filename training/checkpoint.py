@@ -1,4 +1,4 @@
-"""Checkpoints that survive SIGKILL: write to a temporary file, fsync, then ``os.replace``.
+"""Checkpoints that survive SIGKILL and full disks: written atomically (:mod:`training.files`).
 
 A checkpoint holds everything a run needs to continue exactly: the learner (weights and
 optimizer), the opponent pool, every game in flight, every RNG stream (python, numpy, torch,
@@ -8,13 +8,17 @@ rollout boundary, so resuming replays the same trajectory an uninterrupted run w
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from training.files import atomic_write, atomic_write_bytes, serialised
+
+__all__ = ["CHECKPOINT_NAME", "RESUMABLE_KEYS", "CheckpointError", "atomic_write",
+           "load_checkpoint", "rng_states", "save_checkpoint", "set_rng_states"]
 
 FORMAT = 1
 CHECKPOINT_NAME = "checkpoint.pt"
@@ -30,29 +34,6 @@ class CheckpointError(RuntimeError):
     """A checkpoint is missing, corrupt, or from a different configuration."""
 
 
-def atomic_write(path: str | Path, write: Any) -> None:
-    """Call ``write(tmp_path)``, then atomically move the result to ``path``.
-
-    A crash at any moment leaves either the old file or the new one, never a torn file.
-    """
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")
-    try:
-        write(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    # Make the rename itself durable.
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def rng_states() -> dict[str, Any]:
     return {"python": random.getstate(), "numpy": np.random.get_state(),
             "torch": torch.get_rng_state()}
@@ -65,8 +46,10 @@ def set_rng_states(states: dict[str, Any]) -> None:
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
+    """Write ``state`` atomically; a failure is a :class:`~training.files.RunWriteError`
+    naming ``path`` and its cause, and leaves the previous checkpoint."""
     state = {"format": FORMAT, **state}
-    atomic_write(path, lambda tmp: torch.save(state, tmp))
+    atomic_write_bytes(path, serialised(lambda buffer: torch.save(state, buffer)))
 
 
 def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +57,9 @@ def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {str(path)!r}: the run stopped before its "
-                              "first one; start it again with --config and the same --run-name "
-                              "(the directory is reused)")
+                              "first one (or it was deleted); start the run again: train(cfg, "
+                              "run_dir) in the same directory, or in a new one if it holds "
+                              "saved policies")
     try:
         # Our own file: it holds numpy RNG states and pickled heuristics, so not weights-only.
         state = torch.load(path, map_location="cpu", weights_only=False)

@@ -239,7 +239,7 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
              config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
              deterministic: bool | Sequence[bool] = True, labels: Sequence[str] | None = None,
              pairs: Sequence[tuple[int, int]] | None = None,
-             duplicate: bool = False) -> dict[str, Any]:
+             duplicate: bool = False, allow_policy_mismatch: bool = False) -> dict[str, Any]:
     """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
 
     ``deterministic``: whether policies play their most likely move (else they sample), for
@@ -251,6 +251,8 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
     ``duplicate``: every deal is played once with the focal agent in each seat, and every
     matchup plays the same deals, so the luck of the deal cancels out of the comparison
     (``games`` must then be a multiple of the player count).
+    ``allow_policy_mismatch``: play saved policies that record another game, other options or
+    other versions than this env's (refused by default, listing the differences).
     """
     config = dict(config or {})
     get_game(game)
@@ -280,7 +282,7 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
             or not all(isinstance(d, (bool, np.bool_)) for d in deterministic)):
         raise ValueError(f"deterministic: expected a bool or one bool per agent "
                          f"({len(agents)}), got {deterministic!r}")
-    actors = make_actors(game, agents, config, seed, deterministic)
+    actors = make_actors(game, agents, config, seed, deterministic, allow_policy_mismatch)
     if pairs is None:
         idx = range(len(agents))
         pairs = list(combinations(idx, 2)) if n_players == 2 else list(permutations(idx, 2))
@@ -323,12 +325,14 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
 
 
 def make_actors(game: str, agents: Sequence[ActorSpec], config: dict[str, Any], seed: int,
-                deterministic: bool | Sequence[bool]) -> list[BatchActor]:
+                deterministic: bool | Sequence[bool],
+                allow_policy_mismatch: bool = False) -> list[BatchActor]:
     """The batched actors :func:`evaluate` plays with ``seed`` (ready actors pass through);
     ``deterministic`` for all policies or one per agent."""
     modes = ([deterministic] * len(agents) if isinstance(deterministic, bool)
              else [bool(d) for d in deterministic])
-    return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=mode)
+    return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=mode,
+                       allow_mismatch=allow_policy_mismatch)
             for i, (spec, mode) in enumerate(zip(agents, modes, strict=True))]
 
 
@@ -411,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                          "(of the same --game); default: from the runs among "
                                          "--agents, which must agree")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--allow-policy-mismatch", action="store_true",
+                        help="play saved policies that record another game, other options or "
+                             "other versions than the env's (refused by default)")
     parser.add_argument("--parallel", type=int, default=64, help="games played at once (>= 1)")
     play_mode = parser.add_mutually_exclusive_group()
     play_mode.add_argument("--stochastic", action="store_const", const=False,
@@ -519,7 +526,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                          f"--games must be a multiple of the {n_players} players, got "
                          f"{args.games}")
         actors = make_actors(args.game, args.agents, config, args.seed,
-                             [greedy_play for greedy_play, _ in play])
+                             [greedy_play for greedy_play, _ in play],
+                             args.allow_policy_mismatch)
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
     if sources:

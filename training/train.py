@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import copy
 import csv
+import itertools
 import json
 import math
 import os
@@ -42,11 +43,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, configure
 
+from card_envs.agents.provenance import env_identity, identity_differences, with_identity
 from training.actors import TorchPolicyActor
 from training.checkpoint import (
     CHECKPOINT_NAME,
     CheckpointError,
-    atomic_write,
     load_checkpoint,
     rng_states,
     save_checkpoint,
@@ -54,36 +55,55 @@ from training.checkpoint import (
 )
 from training.config import Config, ConfigError, from_dict, load_config, save_config
 from training.evaluate import evaluate, plot_report
+from training.files import RunWriteError, atomic_write, atomic_write_bytes, serialised, writing
 from training.plots import plot_training_curve
 from training.pretrain import WarmStartStopped, pretrain
+from training.run_lock import LOCK_NAME, RunLock, RunLockedError
 from training.selfplay import SelfPlayVecEnv
 
 EVAL_OPPONENTS = ("random", "heuristic")
+#: How the command line is started by default; :func:`main` takes another (``card-envs train``)
+#: so that the commands its messages suggest are the ones the user can type.
+PROG = "python -m training.train"
 
 
 # -- metrics files -----------------------------------------------------------------------------
 class CsvLog:
-    """An append-only CSV that, on resume, drops rows written after the checkpoint."""
+    """An append-only CSV that, on resume, drops rows written after the checkpoint (and a row
+    a full disk cut short). The file is rewritten atomically: a failed rewrite keeps it."""
 
     def __init__(self, path: Path, columns: Sequence[str], keep_until: int | None) -> None:
         """``keep_until``: on resume, the last step whose row the checkpoint had seen."""
         self.path, self.columns = path, list(columns)
         if keep_until is not None and path.exists():
             with open(path, newline="") as f:
-                rows = [r for r in csv.DictReader(f) if int(r["step"]) <= keep_until]
+                rows = [r for r in csv.DictReader(f) if _whole_row(r, keep_until)]
             self._write_all(rows)
         elif not path.exists() or keep_until is None:
             self._write_all([])
 
     def _write_all(self, rows: list[dict[str, Any]]) -> None:
-        with open(self.path, "w", newline="") as f:
-            writer = csv.DictWriter(f, self.columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        def write(tmp: Path) -> None:
+            with open(tmp, "w", newline="") as f:
+                writer = csv.DictWriter(f, self.columns)
+                writer.writeheader()
+                writer.writerows(rows)
+
+        atomic_write(self.path, write)
 
     def append(self, row: dict[str, Any]) -> None:
-        with open(self.path, "a", newline="") as f:
+        with writing(self.path), open(self.path, "a", newline="") as f:
             csv.DictWriter(f, self.columns).writerow(row)
+
+
+def _whole_row(row: dict[str, Any], keep_until: int) -> bool:
+    """A row of a step the checkpoint had seen, with every column (not cut short)."""
+    if None in row or any(value is None for value in row.values()):
+        return False
+    try:
+        return int(row["step"]) <= keep_until
+    except (KeyError, ValueError):
+        return False
 
 
 def tensorboard_logger(folder: Path, resume_state: dict[str, Any] | None) -> Logger:
@@ -95,6 +115,9 @@ def tensorboard_logger(folder: Path, resume_state: dict[str, Any] | None) -> Log
     hides (``purge_step``): the resumed run logs those steps again, and two curves drawn over
     each other would show work the run no longer has."""
     logger = configure(str(folder), ["tensorboard"])
+    for output in logger.output_formats:
+        if isinstance(output, TensorBoardOutputFormat):
+            _name_write_errors(output, folder)
     if resume_state is not None:
         from torch.utils.tensorboard import SummaryWriter
 
@@ -110,15 +133,33 @@ def tensorboard_logger(folder: Path, resume_state: dict[str, Any] | None) -> Log
     return logger
 
 
+def _name_write_errors(output: TensorBoardOutputFormat, folder: Path) -> None:
+    """SB3's dumps write TensorBoard from inside ``learn()``, and a failed write surfaces there
+    as an ``OSError`` without a file name: this one names the folder."""
+    write, close = output.write, output.close
+
+    def named_write(*args: Any, **kwargs: Any) -> None:
+        with writing(folder):
+            write(*args, **kwargs)
+
+    def named_close() -> None:
+        with writing(folder):
+            close()
+
+    output.write = named_write  # type: ignore[method-assign]
+    output.close = named_close  # type: ignore[method-assign]
+
+
 def write_scalars(logger: Logger, step: int, values: dict[str, float]) -> None:
     """Write ``values`` to TensorBoard at ``step`` now. ``logger.record`` would wait for SB3's
     next dump, at the end of the rollout that follows: an evaluation made at a rollout's start
     would be drawn a rollout late, and the closing one (after the last rollout) never."""
     for output in logger.output_formats:
         if isinstance(output, TensorBoardOutputFormat):
-            for key, value in values.items():
-                output.writer.add_scalar(key, value, step)
-            output.writer.flush()
+            with writing(Path(output.writer.log_dir)):
+                for key, value in values.items():
+                    output.writer.add_scalar(key, value, step)
+                output.writer.flush()
 
 
 def logger_pending(logger: Logger) -> dict[str, dict[str, Any]]:
@@ -228,6 +269,10 @@ class SelfPlayCallback(BaseCallback):
                                self.last_eval if resume_state else None)
         self.bar = None
         self.fps_mark = (time.time(), 0)
+        #: What every saved policy and checkpoint records of the env it was trained on.
+        self.identity = env_identity(cfg.game, cfg.env)
+        #: The step of the last checkpoint on disk (a write that fails leaves that one).
+        self.saved_checkpoint: int | None = resume_step
 
     def elapsed(self) -> float:
         return self.elapsed_before + time.time() - self.session_start
@@ -334,12 +379,13 @@ class SelfPlayCallback(BaseCallback):
         self.last_eval = step
         # Also after the closing evaluation: extending the run must not evaluate this step again.
         self.next_eval = _next(self.next_eval, ev.every, step)
-        plot_training_curve(self.run_dir / "eval.csv", self.run_dir / "training_curve.png",
-                            title=f"{cfg.game} self-play ({self.run_dir.name})")
+        with writing(self.run_dir / "training_curve.png"):
+            plot_training_curve(self.run_dir / "eval.csv", self.run_dir / "training_curve.png",
+                                title=f"{cfg.game} self-play ({self.run_dir.name})")
         score = sum(row[f"{opp}_win_rate"] for opp in EVAL_OPPONENTS)
         if score > self.best_score:
             self.best_score = score
-            save_model(self.model, self.run_dir / "best.zip")
+            save_model(self.model, self.run_dir / "best.zip", self.identity)
         if self.bar is not None:
             self.bar.write(f"step {step}: win rate vs random {row['random_win_rate']:.3f}, "
                            f"vs heuristic {row['heuristic_win_rate']:.3f}")
@@ -366,12 +412,14 @@ class SelfPlayCallback(BaseCallback):
             "pretrain": self.pretrain_stats,
             "venv": self.venv.state_dict(),
             "rng": rng_states(),
+            "identity": self.identity,
             "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
                          "next_checkpoint": self.next_checkpoint, "best_score": self.best_score,
                          "elapsed": self.elapsed(), "last_checkpoint": step,
                          "last_eval": self.last_eval},
         })
-        save_model(model, self.run_dir / "latest.zip")
+        self.saved_checkpoint = step
+        save_model(model, self.run_dir / "latest.zip", self.identity)
         self.keep_policy(model)
 
     def keep_policy(self, model: MaskablePPO) -> None:
@@ -383,7 +431,7 @@ class SelfPlayCallback(BaseCallback):
         path = self.run_dir / "policies" / f"step-{self.last_checkpoint:09d}.zip"
         if not path.exists():
             path.parent.mkdir(exist_ok=True)
-            save_model(model, path)
+            save_model(model, path, self.identity)
 
 
 def _next(current: int, every: int, step: int) -> int:
@@ -397,8 +445,10 @@ def _mean(values: Any) -> float | str:
     return round(float(np.mean(values)), 4) if values else ""
 
 
-def save_model(model: MaskablePPO, path: Path) -> None:
-    atomic_write(path, lambda tmp: model.save(tmp))
+def save_model(model: MaskablePPO, path: Path, identity: dict[str, Any]) -> None:
+    """Save ``model`` atomically, recording the env it was trained on (``identity``, see
+    :mod:`card_envs.agents.provenance`)."""
+    atomic_write_bytes(path, with_identity(serialised(model.save), identity))
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -407,44 +457,75 @@ RUN_OUTPUTS = ("config.yaml", "progress.csv", "eval.csv", "latest.zip", "best.zi
                "training_curve.png", "summary.json", "evaluation.json", "evaluation.png", "tb")
 
 
-def make_run_dir(cfg: Config, runs_dir: str, name: str | None) -> Path:
+def make_run_dir(cfg: Config, runs_dir: str, name: str | None,
+                 prog: str = PROG) -> tuple[Path, RunLock]:
     """``runs_dir/<game>/<name>``, new or holding no checkpoint (a run stopped before its first
-    one has nothing to resume, so it is started again, saying so, not refused)."""
+    one has nothing to resume, so it is started again, saying so, not refused), locked for this
+    process: the returned lock is held until the caller releases it (or the process ends).
+
+    The directory is created and locked before anything in it is looked at, so two starts with
+    one name cannot both see it free: the second is refused, naming the first."""
     name = name or f"{time.strftime('%Y%m%d-%H%M%S')}-seed{cfg.seed}"
     run_dir = Path(runs_dir) / cfg.game / name
+    # A folder that is no run directory gets no lock file (a run directory has config.yaml
+    # from its first moments on, or had our lock file before it).
+    if (run_dir.is_dir() and not (run_dir / LOCK_NAME).exists()
+            and not (run_dir / "config.yaml").is_file() and any(run_dir.iterdir())):
+        raise FileExistsError(f"{run_dir} exists and is not a run directory (no "
+                              "config.yaml); choose another --run-name")
+    lock = RunLock(run_dir).acquire(hint="choose another --run-name")
+    try:
+        _claim_run_dir(cfg, run_dir, prog)
+    except BaseException:
+        lock.release()
+        raise
+    return run_dir, lock
+
+
+def _saved_policies(run_dir: Path) -> list[str]:
+    """The saved policies in ``run_dir`` (``*.zip`` and ``policies/*.zip``), by relative path."""
+    return sorted(str(p.relative_to(run_dir))
+                  for p in [*run_dir.glob("*.zip"), *run_dir.glob("policies/*.zip")])
+
+
+def _claim_run_dir(cfg: Config, run_dir: Path, prog: str) -> None:
+    """With the lock held: refuse a directory that holds a run; empty one that holds no
+    checkpoint."""
     if (run_dir / CHECKPOINT_NAME).exists():
-        raise FileExistsError(f"{run_dir} holds a run; continue it with --resume {run_dir}, or "
-                              "choose another --run-name")
-    if run_dir.exists() and any(run_dir.iterdir()):
-        if not (run_dir / "config.yaml").is_file():
-            raise FileExistsError(f"{run_dir} exists and is not a run directory (no "
-                                  "config.yaml); choose another --run-name")
-        # A saved policy is never deleted on the user's behalf (runs since the step-0
-        # checkpoint cannot leave one without a checkpoint; older ones could).
-        policies = sorted(p.name for p in run_dir.glob("*.zip"))
-        if policies:
-            raise FileExistsError(f"{run_dir} holds no checkpoint but saved policies "
-                                  f"({', '.join(policies)}); move them or choose another "
-                                  "--run-name")
-        removed = []
-        for output in RUN_OUTPUTS:
-            path = run_dir / output
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-            else:
-                continue
-            removed.append(output)
-        print(f"{run_dir} holds no checkpoint (its run stopped before the first one): "
-              f"starting it again (replacing its {', '.join(removed)})")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    return run_dir
+        raise FileExistsError(f"{run_dir} holds a run; continue it with: "
+                              f"{prog} --resume {shlex.quote(str(run_dir))} (or choose another "
+                              "--run-name)")
+    contents = [p for p in run_dir.iterdir() if p.name != LOCK_NAME]
+    if not contents:
+        return
+    if not (run_dir / "config.yaml").is_file():
+        raise FileExistsError(f"{run_dir} exists and is not a run directory (no "
+                              "config.yaml); choose another --run-name")
+    # A saved policy is never deleted on the user's behalf (runs since the step-0
+    # checkpoint cannot leave one without a checkpoint; older ones could, and so can a
+    # checkpoint deleted by hand).
+    policies = _saved_policies(run_dir)
+    if policies:
+        raise FileExistsError(f"{run_dir} holds no checkpoint but saved policies "
+                              f"({', '.join(policies)}); move them or choose another "
+                              "--run-name")
+    removed = []
+    for output in RUN_OUTPUTS:
+        path = run_dir / output
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+        else:
+            continue
+        removed.append(output)
+    print(f"{run_dir} holds no checkpoint (its run stopped before the first one): "
+          f"starting it again (replacing its {', '.join(removed)})")
 
 
 def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
           progress: bool = True, extra_callbacks: Sequence[BaseCallback] = (),
-          final_eval: bool = True) -> dict[str, Any]:
+          final_eval: bool = True, allow_policy_mismatch: bool = False) -> dict[str, Any]:
     """Train (or continue) the run in ``run_dir``; returns a summary of the run.
 
     SIGINT or SIGTERM (in the main thread) stops it at the next rollout boundary after a
@@ -458,17 +539,46 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
     ``config.yaml``, which ``--resume`` and ``training.evaluate`` read the run's game options
     from, and refuses a directory that holds a run, as the command line does: it would
     overwrite that run's checkpoint and mix the two runs' metrics.
+
+    The run directory is locked for the whole call (:mod:`training.run_lock`): while another
+    process trains in it, this raises :class:`~training.run_lock.RunLockedError` naming that
+    process. A write that fails raises :class:`~training.files.RunWriteError` naming the path
+    and the cause; the last good checkpoint is kept. A checkpoint that records another
+    package version, env version or observation layout than this one's is refused on resume
+    unless ``allow_policy_mismatch``.
     """
     run_dir = Path(run_dir)
     cfg = from_dict(cfg.to_dict())
+    if resume and not run_dir.is_dir():
+        raise CheckpointError(f"no run directory at {str(run_dir)!r} to resume")
+    with RunLock(run_dir).acquire(hint="train in another directory" if not resume else ""):
+        if not resume:
+            if (run_dir / CHECKPOINT_NAME).exists():
+                raise FileExistsError(f"{run_dir} holds a run; continue it with resume=True, or "
+                                      "train in another directory")
+            save_config(cfg, run_dir / "config.yaml")
+        return train_locked(cfg, run_dir, resume, progress, extra_callbacks, final_eval,
+                            allow_policy_mismatch=allow_policy_mismatch)
+
+
+def train_locked(cfg: Config, run_dir: Path, resume: bool = False, progress: bool = True,
+                 extra_callbacks: Sequence[BaseCallback] = (), final_eval: bool = True,
+                 allow_policy_mismatch: bool = False) -> dict[str, Any]:
+    """:func:`train` for a caller that holds ``run_dir``'s lock and, for a fresh run, has
+    written its ``config.yaml`` (the command line, which checks the directory under the lock
+    first). Any failed write comes out as a :class:`RunWriteError` naming its path."""
+    try:
+        return _train(cfg, run_dir, resume, progress, extra_callbacks, final_eval,
+                      allow_policy_mismatch)
+    except OSError as err:  # one no write below named (a write inside a library)
+        raise RunWriteError(err.filename or run_dir, err) from err
+
+
+def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
+           extra_callbacks: Sequence[BaseCallback], final_eval: bool,
+           allow_policy_mismatch: bool) -> dict[str, Any]:
     if resume and (done := completed_summary(run_dir, cfg)) is not None:
         return done
-    if not resume:
-        if (run_dir / CHECKPOINT_NAME).exists():
-            raise FileExistsError(f"{run_dir} holds a run; continue it with resume=True, or "
-                                  "train in another directory")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        save_config(cfg, run_dir / "config.yaml")
     torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
     opponents = {str(kind): weight for kind, weight in sp.opponents.items()}
@@ -491,6 +601,14 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
         pretrain_stats: dict[str, float] = {}
         if resume:
             state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
+            differences = identity_differences(state.get("identity"),
+                                               env_identity(cfg.game, cfg.env))
+            if differences and not allow_policy_mismatch:
+                venv.close()
+                raise CheckpointError(
+                    f"the checkpoint of {run_dir} was written for another env or package "
+                    f"version: {'; '.join(differences)}. To resume it anyway, pass "
+                    f"--allow-policy-mismatch (train(..., allow_policy_mismatch=True))")
             restore(model, venv, state)
             # Only now: a resume refused (a corrupt or mismatched checkpoint) leaves the run's
             # config.yaml as it was. The checkpoint allows only RESUMABLE_KEYS to differ.
@@ -550,19 +668,24 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
                 # SB3 steps the envs once before a callback can stop it; that step is never
                 # trained on, and a resume starts from the checkpoint: the run ends there.
                 model.num_timesteps = callback.last_checkpoint
-        save_model(model, run_dir / "final.zip")
+        # Only a run that ended as configured (its steps, or its time) has a final policy: a
+        # stopped one is continued with --resume, and its final.zip would read as finished.
+        stopped = callback.stop and callback.stop_reason != "time limit"
+        if not stopped:
+            save_model(model, run_dir / "final.zip", callback.identity)
     signalled = stop_request.name
     summary = run_summary(run_dir, num_timesteps=model.num_timesteps,
                           checkpoint_step=callback.last_checkpoint, elapsed=callback.elapsed(),
                           stopped_by_time_limit=callback.stop_reason == "time limit",
                           stopped_by_signal=signalled, best_score=callback.best_score,
-                          pretrain=callback.pretrain_stats)
+                          pretrain=callback.pretrain_stats, stopped=stopped)
 
     # 5. The honest figure: fresh games, many of them, for best.zip and final.zip (skipped
     # when a signal asked the run to stop).
     if final_eval and cfg.evaluation.final_games > 0 and signalled is None:
         summary["evaluation"] = final_evaluation(cfg, run_dir)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    atomic_write_bytes(run_dir / "summary.json",
+                       json.dumps(summary, indent=2, default=float).encode())
     return summary
 
 
@@ -570,10 +693,22 @@ def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | Non
                 elapsed: float, stopped_by_signal: str | None,
                 stopped_by_time_limit: bool = False, stopped_in_warm_start: bool = False,
                 best_score: float | None = None,
-                pretrain: dict[str, float] | None = None) -> dict[str, Any]:
+                pretrain: dict[str, float] | None = None,
+                stopped: bool = False) -> dict[str, Any]:
     """What ``train()`` returns (and writes to ``summary.json`` after a run that trained): the
-    same keys however the run ended."""
-    return {"run_dir": str(run_dir), "num_timesteps": num_timesteps,
+    same keys however the run ended. ``status`` says how in words: "finished at step N", "out
+    of time at step N", or "stopped at step N by SIGINT: unfinished" (``stopped``: a signal
+    ended the training before its steps or time were done; no final.zip then)."""
+    if stopped_in_warm_start:
+        status = f"stopped during the warm start by {stopped_by_signal}: nothing saved"
+    elif stopped:
+        status = (f"stopped at step {checkpoint_step} by {stopped_by_signal}: unfinished, "
+                  "resume it to go on (no final.zip)")
+    elif stopped_by_time_limit:
+        status = f"out of time at step {num_timesteps}"
+    else:
+        status = f"finished at step {num_timesteps}"
+    return {"run_dir": str(run_dir), "status": status, "num_timesteps": num_timesteps,
             "checkpoint_step": checkpoint_step, "elapsed_seconds": round(elapsed, 1),
             "stopped_by_time_limit": stopped_by_time_limit,
             "stopped_by_signal": stopped_by_signal,
@@ -664,17 +799,19 @@ def final_evaluation(cfg: Config, run_dir: Path) -> dict[str, Any]:
                       seed=cfg.seed + 10**9, parallel=cfg.evaluation.parallel,
                       deterministic=cfg.evaluation.deterministic, pairs=pairs,
                       labels=[*policies, *EVAL_OPPONENTS])
-    (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
-    plot_report(report, str(run_dir / "evaluation.png"))
+    atomic_write_bytes(run_dir / "evaluation.json", json.dumps(report, indent=2).encode())
+    with writing(run_dir / "evaluation.png"):
+        plot_report(report, str(run_dir / "evaluation.png"))
     return {f"{m['a']} vs {m['b']}": {"win_rate": round(m["win_rate"], 4),
                                       "ci95": [round(x, 4) for x in m["ci95"]],
                                       "wins": m["wins"], "losses": m["losses"],
                                       "games": m["games"]} for m in report["matches"]}
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.train",
-                                     description="Self-play MaskablePPO training.")
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
+    """The command line. ``prog``: how the user started it (``card-envs train`` calls this with
+    its own name), which every command an error or a summary suggests begins with."""
+    parser = argparse.ArgumentParser(prog=prog, description="Self-play MaskablePPO training.")
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", help="configs/<game>.yaml")
     src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
@@ -691,6 +828,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--time-limit-minutes", type=float, default=None,
                         help="override training.time_limit_minutes: wall time of the whole run, "
                              "warm start and earlier sessions included")
+    parser.add_argument("--allow-policy-mismatch", action="store_true",
+                        help="with --resume: continue a checkpoint written by another package "
+                             "version, env version or observation layout (refused by default)")
     args = parser.parse_args(argv)
 
     if args.resume and args.seed is not None:
@@ -702,53 +842,84 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         overrides["training.total_timesteps"] = args.total_timesteps
     if args.time_limit_minutes is not None:
         overrides["training.time_limit_minutes"] = args.time_limit_minutes
+    lock: RunLock | None = None
     try:
-        # Everything is validated before a run directory is created or a config rewritten.
+        # Everything is validated before a run directory is created or a config rewritten, and
+        # the directory is locked before anything in it is read.
         if args.resume:
             run_dir = Path(args.resume)
             if not (run_dir / "config.yaml").is_file():
                 parser.error(f"{run_dir} is not a run directory (no config.yaml)")
+            lock = RunLock(run_dir).acquire()
             cfg = load_config(run_dir / "config.yaml", overrides)
             if not (run_dir / CHECKPOINT_NAME).is_file():
                 raise CheckpointError(f"{run_dir} holds no checkpoint (its run stopped before "
-                                      f"the first one); {_restart(run_dir, cfg)}")
+                                      f"the first one, or it was deleted); "
+                                      f"{_restart(run_dir, cfg, prog)}")
             done = completed_summary(run_dir, cfg)
             if done is not None:
-                # Nothing to train or evaluate: its final.zip and evaluation stay as they are.
-                steps, total = done["num_timesteps"], cfg.training.total_timesteps
-                resume = f"python -m training.train --resume {shlex.quote(str(run_dir))}"
-                if steps >= total:
-                    print(f"{run_dir}: the run is already complete at {steps} steps "
-                          f"(training.total_timesteps {total}); to train it further: "
-                          f"{resume} --total-timesteps <more than {steps}>")
-                else:
-                    limit = cfg.training.time_limit_minutes
-                    print(f"{run_dir}: the run is already complete at {steps} steps: it used "
-                          f"up its time limit (training.time_limit_minutes {limit:g}) before "
-                          f"training.total_timesteps {total}; to train it further: {resume} "
-                          f"--time-limit-minutes <more than {limit:g}>")
+                _print_complete(run_dir, cfg, done, prog)
                 return done
         else:
             cfg = load_config(args.config, overrides)
             check_init_from(cfg)
-            run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
+            run_dir, lock = make_run_dir(cfg, args.runs_dir, args.run_name, prog)
             save_config(cfg, run_dir / "config.yaml")
         print(f"run directory: {run_dir}")
-        summary = train(cfg, run_dir, resume=bool(args.resume), progress=not args.no_progress)
-    except (ConfigError, CheckpointError, FileExistsError) as err:
+        summary = train_locked(cfg, run_dir, resume=bool(args.resume),
+                               progress=not args.no_progress,
+                               allow_policy_mismatch=args.allow_policy_mismatch)
+    except (ConfigError, CheckpointError, FileExistsError, RunLockedError) as err:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
+    except RunWriteError as err:
+        parser.exit(1, f"{parser.prog}: error: {err}. {_after_write_error(run_dir, prog)}\n")
+    finally:
+        if lock is not None:
+            lock.release()
     _print_summary(summary)
     if summary.get("stopped_by_signal"):
         name = summary["stopped_by_signal"]
         if summary.get("stopped_in_warm_start"):
             print(f"stopped by {name} during the warm start, before the first checkpoint: "
-                  f"nothing to resume; {_restart(run_dir, cfg)}")
+                  f"nothing to resume; {_restart(run_dir, cfg, prog)}")
         else:
             print(f"stopped by {name} after a checkpoint at step {summary['checkpoint_step']}; "
-                  f"continue with: python -m training.train --resume "
-                  f"{shlex.quote(str(run_dir))}")
+                  f"continue with: {_resume_command(run_dir, prog)}")
         raise SystemExit(128 + signal.Signals[name].value)  # the shell's code for a signal
     return summary
+
+
+def _resume_command(run_dir: Path, prog: str) -> str:
+    return f"{prog} --resume {shlex.quote(str(run_dir))}"
+
+
+def _print_complete(run_dir: Path, cfg: Config, done: dict[str, Any], prog: str) -> None:
+    """What resuming a complete run says: how to train it further, as a command that does."""
+    steps, total = done["num_timesteps"], cfg.training.total_timesteps
+    resume = _resume_command(run_dir, prog)
+    if steps >= total:
+        print(f"{run_dir}: the run is already complete at {steps} steps "
+              f"(training.total_timesteps {total}); to train it further, give more steps, "
+              f"e.g.: {resume} --total-timesteps {2 * steps}")
+    else:
+        limit = cfg.training.time_limit_minutes
+        assert limit is not None  # complete short of its steps: out of time
+        print(f"{run_dir}: the run is already complete at {steps} steps: it used up its time "
+              f"limit (training.time_limit_minutes {limit:g}) before training.total_timesteps "
+              f"{total}; to train it further, give it more time, e.g.: {resume} "
+              f"--time-limit-minutes {2 * limit:g}")
+
+
+def _after_write_error(run_dir: Path, prog: str) -> str:
+    """What a run stopped by a failed write keeps, and how to go on once the cause is fixed."""
+    try:
+        step = torch.load(run_dir / CHECKPOINT_NAME, map_location="cpu",
+                          weights_only=False)["num_timesteps"]
+    except Exception:
+        return ("No checkpoint was kept (the run had none yet); once the cause is fixed, "
+                "start it again")
+    return (f"The last good checkpoint (step {step}) is kept; once the cause is fixed, "
+            f"continue with: {_resume_command(run_dir, prog)}")
 
 
 def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
@@ -783,14 +954,21 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
     return summary
 
 
-def _restart(run_dir: Path, cfg: Config) -> str:
-    """How to start the run in ``run_dir`` again: in the same directory if it sits where
-    ``--runs-dir`` and ``--run-name`` can name it, else as a new run from its config."""
-    command = f"python -m training.train --config {shlex.quote(str(run_dir / 'config.yaml'))}"
+def _restart(run_dir: Path, cfg: Config, prog: str = PROG) -> str:
+    """How to start the run in ``run_dir`` again, as a command that works: in the same
+    directory if it sits where ``--runs-dir`` and ``--run-name`` can name it and holds no saved
+    policy (which a restart never deletes), else as a new run from its config."""
+    command = f"{prog} --config {shlex.quote(str(run_dir / 'config.yaml'))}"
     if run_dir.parent.name != cfg.game:
         return f"start a new run from its config: {command}"
-    return (f"start it again: {command} --runs-dir {shlex.quote(str(run_dir.parent.parent))} "
-            f"--run-name {shlex.quote(run_dir.name)}")
+    runs_dir = shlex.quote(str(run_dir.parent.parent))
+    if not _saved_policies(run_dir):
+        return (f"start it again: {command} --runs-dir {runs_dir} "
+                f"--run-name {shlex.quote(run_dir.name)}")
+    fresh = next(name for k in itertools.count(2)
+                 if not (run_dir.parent / (name := f"{run_dir.name}-{k}")).exists())
+    return (f"its saved policies stay; start a new run from its config: {command} "
+            f"--runs-dir {runs_dir} --run-name {shlex.quote(fresh)}")
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

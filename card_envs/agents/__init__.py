@@ -17,7 +17,7 @@ __all__ = ["Agent", "AgentSpec", "CallableAgent", "PolicyAgent", "RandomAgent", 
 
 
 def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
-               seed: int | None = None) -> Agent:
+               seed: int | None = None, allow_policy_mismatch: bool = False) -> Agent:
     """Resolve ``spec`` into an :class:`Agent` for ``game`` played with ``config``.
 
     ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip`` or to a
@@ -25,12 +25,16 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
     MaskablePPO model, or a callable ``(observation, action_mask) -> action``. ``config`` is the
     game options of the env the agent plays in (``env.unwrapped.engine.config``; None: the
     defaults). A heuristic or policy reads observations laid out and scaled by them.
+
+    A saved policy must have been trained on this game with these options and versions (it
+    records them); ``allow_policy_mismatch`` loads one that was not (a :class:`PolicyAgent`
+    given ready keeps its own ``allow_mismatch``).
     """
     if isinstance(spec, Agent):
-        from card_envs.agents.policy import PolicyAgent, check_policy_fits
+        from card_envs.agents.policy import PolicyAgent
 
         if isinstance(spec, PolicyAgent):  # as its .zip path is: not at its first move in SB3
-            check_policy_fits(spec.model, game, config, spec.name)
+            spec.check_fits(game, config)
         if seed is not None:  # a user's agent keeps its own stream unless a seed is given
             spec.seed(seed)
         return spec
@@ -49,12 +53,12 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
             heuristic.seed(seed)
             return heuristic
         if text.endswith(".zip") or os.path.exists(text):
-            from card_envs.agents.policy import PolicyAgent, check_policy_fits, resolve_run_policy
+            from card_envs.agents.policy import PolicyAgent, resolve_run_policy
 
             if os.path.isdir(text):
                 text = resolve_run_policy(text)
-            agent = PolicyAgent(text, seed=seed)
-            check_policy_fits(agent.model, game, config, text)
+            agent = PolicyAgent(text, seed=seed, allow_mismatch=allow_policy_mismatch)
+            agent.check_fits(game, config)
             return agent
         raise ValueError(
             f"unknown agent {text!r}: use 'random', 'heuristic', a path to a saved policy "

@@ -69,16 +69,35 @@ def check_policy_fits(
         )
 
 
+def check_saved_policy(path: str | os.PathLike[str], model: Any, game: str,
+                       config: dict[str, Any] | None, allow_mismatch: bool = False) -> None:
+    """A policy loaded from ``path`` fits ``game`` with ``config``: the env it recorded (see
+    :mod:`card_envs.agents.provenance`; skipped with ``allow_mismatch``), then the shapes."""
+    from card_envs.agents.provenance import check_identity, read_identity
+
+    label = os.fspath(path)
+    check_identity(read_identity(path), game, config, label, allow_mismatch)
+    check_policy_fits(model, game, config, label)
+
+
 class PolicyAgent(Agent):
     """Acts with a saved (or in-memory) MaskablePPO model on one observation at a time.
+
+    A policy loaded from a file is checked against the env it plays in when it is made an
+    agent for it (:func:`card_envs.agents.make_agent`, an env's opponents): the game, options
+    and versions it recorded must be the env's, unless ``allow_mismatch`` (see
+    :mod:`card_envs.agents.provenance`).
 
     A stochastic policy samples from ``self.rng`` (as every agent does), never from torch's
     global generator: seeding the agent must not reseed the user's torch."""
 
     def __init__(self, model: Any, deterministic: bool = True, name: str | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, allow_mismatch: bool = False) -> None:
+        self.path: str | None = None
+        self.allow_mismatch = allow_mismatch
         if isinstance(model, (str, os.PathLike)):
             name = name or os.path.basename(os.fspath(model))
+            self.path = os.fspath(model)
             model = load_maskable_ppo(model)
         else:
             from sb3_contrib import MaskablePPO
@@ -91,6 +110,14 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.name = name or "policy"
         self.rng = np.random.default_rng(seed)
+
+    def check_fits(self, game: str, config: dict[str, Any] | None) -> None:
+        """Refuse to play ``game`` with ``config`` if the policy does not fit it: its shapes,
+        and, loaded from a file, the env it recorded (unless ``allow_mismatch``)."""
+        if self.path is not None:
+            check_saved_policy(self.path, self.model, game, config, self.allow_mismatch)
+        else:
+            check_policy_fits(self.model, game, config, self.name)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = action_mask.astype(bool)
