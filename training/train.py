@@ -21,6 +21,7 @@ Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkp
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import csv
 import itertools
@@ -33,7 +34,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,25 @@ def _name_write_errors(output: TensorBoardOutputFormat, folder: Path) -> None:
 
     output.write = named_write  # type: ignore[method-assign]
     output.close = named_close  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def quiet_tensorboard_thread() -> Iterator[None]:
+    """TensorBoard writes its event file from a thread, which prints a traceback when a write
+    fails before the next write in the main thread raises the same error again (and that one
+    is reported, named). The thread's copy is left unprinted; any other thread's is not."""
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if not (type(args.thread).__name__ == "_AsyncWriterThread"
+                and isinstance(args.exc_value, OSError)):
+            previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
 
 
 def write_scalars(logger: Logger, step: int, values: dict[str, float]) -> None:
@@ -568,8 +588,9 @@ def train_locked(cfg: Config, run_dir: Path, resume: bool = False, progress: boo
     written its ``config.yaml`` (the command line, which checks the directory under the lock
     first). Any failed write comes out as a :class:`RunWriteError` naming its path."""
     try:
-        return _train(cfg, run_dir, resume, progress, extra_callbacks, final_eval,
-                      allow_policy_mismatch)
+        with quiet_tensorboard_thread():
+            return _train(cfg, run_dir, resume, progress, extra_callbacks, final_eval,
+                          allow_policy_mismatch)
     except OSError as err:  # one no write below named (a write inside a library)
         raise RunWriteError(err.filename or run_dir, err) from err
 
