@@ -97,12 +97,12 @@ def load_policy_net(policy: Any) -> Any:
 
 
 def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | None = None,
-               deterministic: bool = True, allow_mismatch: bool = False) -> BatchActor:
+               deterministic: bool = True, allow_policy_mismatch: bool = False) -> BatchActor:
     """Resolve any agent spec (``"random"``, ``"heuristic"``, a ``.zip`` or run directory, an
     :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor.
     ``"random"`` and ``"heuristic"`` name the baselines even where a folder has that name
     (``./heuristic`` names the folder). A saved policy must record this game, ``config`` and
-    this package's env and layout versions, unless ``allow_mismatch``."""
+    this package's env and layout versions, unless ``allow_policy_mismatch``."""
     rng = np.random.default_rng(seed)
     if hasattr(spec, "act") and hasattr(spec, "name") and not isinstance(spec, Agent):
         return spec  # already batched
@@ -116,10 +116,10 @@ def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | N
             from card_envs.agents.policy import check_saved_policy, load_maskable_ppo
 
             model = load_maskable_ppo(text)
-            check_saved_policy(text, model, game, config, allow_mismatch)
+            check_saved_policy(text, model, game, config, allow_policy_mismatch)
             model.policy.set_training_mode(False)
             return TorchPolicyActor(model.policy, deterministic, rng, name=text)
-    agent = make_agent(spec, game, config, seed=seed, allow_policy_mismatch=allow_mismatch)
+    agent = make_agent(spec, game, config, seed=seed, allow_policy_mismatch=allow_policy_mismatch)
     from card_envs.agents.policy import PolicyAgent
 
     if isinstance(agent, PolicyAgent):

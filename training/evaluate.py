@@ -332,7 +332,7 @@ def make_actors(game: str, agents: Sequence[ActorSpec], config: dict[str, Any], 
     modes = ([deterministic] * len(agents) if isinstance(deterministic, bool)
              else [bool(d) for d in deterministic])
     return [make_actor(spec, game, config, seed=seed + 1000 + i, deterministic=mode,
-                       allow_mismatch=allow_policy_mismatch)
+                       allow_policy_mismatch=allow_policy_mismatch)
             for i, (spec, mode) in enumerate(zip(agents, modes, strict=True))]
 
 

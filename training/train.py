@@ -512,9 +512,8 @@ def _claim_run_dir(cfg: Config, run_dir: Path, prog: str) -> None:
     """With the lock held: refuse a directory that holds a run; empty one that holds no
     checkpoint."""
     if (run_dir / CHECKPOINT_NAME).exists():
-        raise FileExistsError(f"{run_dir} holds a run; continue it with: "
-                              f"{prog} --resume {shlex.quote(str(run_dir))} (or choose another "
-                              "--run-name)")
+        raise FileExistsError(f"{run_dir} holds a run (choose another --run-name for a new "
+                              f"one); continue it with: {_resume_command(run_dir, prog)}")
     contents = [p for p in run_dir.iterdir() if p.name != LOCK_NAME]
     if not contents:
         return
@@ -623,7 +622,7 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
         if resume:
             state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
             differences = identity_differences(state.get("identity"),
-                                               env_identity(cfg.game, cfg.env))
+                                               env_identity(cfg.game, cfg.env), "checkpoint")
             if differences and not allow_policy_mismatch:
                 venv.close()
                 raise CheckpointError(

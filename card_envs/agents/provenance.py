@@ -77,9 +77,10 @@ def read_identity(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return data
 
 
-def identity_differences(saved: Mapping[str, Any] | None,
-                         expected: Mapping[str, Any]) -> list[str]:
-    """Each way ``saved`` differs from ``expected``, in words (empty: none)."""
+def identity_differences(saved: Mapping[str, Any] | None, expected: Mapping[str, Any],
+                         what: str = "policy") -> list[str]:
+    """Each way ``saved`` (of a ``what``: a policy, a checkpoint) differs from ``expected``,
+    in words (empty: none)."""
     if saved is None:
         return ["it records no game, options or versions (saved without card-envs' metadata)"]
     out = []
@@ -88,10 +89,10 @@ def identity_differences(saved: Mapping[str, Any] | None,
         if key == "env_config" and isinstance(was, dict) and isinstance(now, dict):
             for option in sorted(set(was) | set(now)):
                 if was.get(option, "<absent>") != now.get(option, "<absent>"):
-                    out.append(f"option {option}: policy {was.get(option, '<absent>')!r}, "
+                    out.append(f"option {option}: {what} {was.get(option, '<absent>')!r}, "
                                f"env {now.get(option, '<absent>')!r}")
         elif was != now:
-            out.append(f"{key.replace('_', ' ')}: policy {was!r}, env {now!r}")
+            out.append(f"{key.replace('_', ' ')}: {what} {was!r}, env {now!r}")
     return out
 
 
@@ -107,8 +108,8 @@ def check_identity(saved: Mapping[str, Any] | None, game: str,
         raise PolicyMismatchError(
             f"policy {label!r} was not trained on this env ({game} with "
             f"{dict(config or {})}): " + "; ".join(differences)
-            + ". To use it anyway, pass allow_mismatch=True (on the command line "
-            "--allow-policy-mismatch)")
+            + ". To use it anyway, pass allow_policy_mismatch=True (a PolicyAgent: "
+            "allow_mismatch=True; the command line: --allow-policy-mismatch)")
 
 
 def _json_safe(config: Mapping[str, Any]) -> dict[str, Any]:
