@@ -110,9 +110,17 @@ class NotAnActionError(IllegalActionError, TypeError):
 
 
 @mypyc_attr(native_class=False)
-class CorruptSnapshotError(ValueError):
-    """A snapshot refused after loading had begun: the engine holds part of it and must be
-    reset before use (a snapshot refused by its keys or config leaves the engine as it was)."""
+class SnapshotError(ValueError):
+    """A snapshot :meth:`Engine.load_state_dict` refuses, the one error it raises: not a
+    snapshot of this game and config, or a field that breaks the game's schema
+    (:mod:`card_envs.core.snapshot_specs`) or invariants; the message names the field and
+    what it may hold. Refused by its schema, the engine is as it was."""
+
+
+@mypyc_attr(native_class=False)
+class CorruptSnapshotError(SnapshotError):
+    """A snapshot refused after loading had begun (fields of allowed values that break an
+    invariant together): the engine holds part of it and must be reset before use."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
@@ -328,6 +336,17 @@ class Engine:
         cards = sorted(self.all_cards())
         expected = sorted(self.deck_cards())
         assert cards == expected, f"{self.name}: cards not conserved"
+        # How an episode ended: one way, with winners only if by the rules, and in "win" mode
+        # the rewards finish() pays for those winners (nothing before the end).
+        assert not (self.terminated and self.truncated), "terminated and truncated both set"
+        assert self.terminated or not self.winners, (
+            f"winners {self.winners} in an episode that has not terminated")
+        assert self.num_steps <= self.step_cap, f"num_steps {self.num_steps} past the step cap"
+        if self.reward_mode == "win":
+            paid = self.win_rewards(self.winners) if self.terminated else 0.0 * self.rewards
+            assert np.array_equal(self.rewards, paid), (
+                f"rewards {self.rewards.tolist()} are not what the result pays "
+                f"({paid.tolist()}, reward='win')")
         if not self.done:
             assert self.legal_mask().any(), f"{self.name}: a live position with no legal action"
 
@@ -598,52 +617,52 @@ class Engine:
                                       for name in cls.STATE_FIELDS}}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore a :meth:`state_dict`. A snapshot of another game or config, or one whose
+        fields break the game's schema or invariants (a damaged or hand-edited file), raises
+        :class:`SnapshotError` naming the field and its allowed values."""
         if not (isinstance(state, Mapping) and {"game", "config", "fields"} <= state.keys()
                 and isinstance(state["fields"], Mapping)):
-            raise ValueError("not an engine snapshot: expected keys 'game', 'config', 'fields'")
+            raise SnapshotError("not an engine snapshot: expected keys 'game', 'config', "
+                                "'fields'")
         if state["game"] != self.name:
-            raise ValueError(f"snapshot is of game {state['game']!r}, this engine is {self.name!r}")
-        config = _decode(state["config"])
+            raise SnapshotError(f"snapshot is of game {state['game']!r}, this engine is "
+                                f"{self.name!r}")
+        try:
+            config = _decode(state["config"])
+        except Exception as err:
+            raise SnapshotError(f"corrupt {self.name} snapshot: its config cannot be read "
+                                f"({type(err).__name__}: {err})") from None
         if config != self.config:
             diff = sorted(k for k in set(config) | set(self.config)
                           if config.get(k) != self.config.get(k))
-            raise ValueError(f"snapshot was taken with a different config (keys {diff})")
+            raise SnapshotError(f"snapshot was taken with a different config (keys {diff})")
         # A partial snapshot would leave the engine half old, half new; say what is off.
         expected = set(self._snapshot_fields())
         missing = sorted(expected - state["fields"].keys())
         unknown = sorted(state["fields"].keys() - expected)
         if missing or unknown:
-            raise ValueError(f"corrupt {self.name} snapshot: missing fields {missing}, "
-                             f"unknown fields {unknown}")
+            raise SnapshotError(f"corrupt {self.name} snapshot: missing fields {missing}, "
+                                f"unknown fields {unknown}")
+        # Every field is checked against the game's schema before anything changes.
+        fields = {name: self._checked_field(name, value)
+                  for name, value in state["fields"].items()}
         # From the first field on, a failure leaves the engine half old, half new: it is
         # reported as such (CorruptSnapshotError), so an env can stop play until reset().
         # check_invariants below is guarded on a never-dealt engine: it counts as dealt from
         # here, and a never-dealt engine that refuses the snapshot is never dealt again.
         was_dealt, self._dealt = self._dealt, True
         try:
-            dealt = self._dealt_example()
-            for name, value in state["fields"].items():
+            for name, value in fields.items():
                 current = getattr(self, name, None)
                 if isinstance(current, KnowledgeTracker):
                     current.load_state_dict(value["__tracker__"])
                 elif isinstance(current, np.ndarray):
-                    arr = _decode(value)
-                    if arr.shape != current.shape:
-                        raise ValueError(f"snapshot field {name!r} has shape {arr.shape}, "
-                                         f"expected {current.shape}")
-                    current[...] = arr
+                    current[...] = value
                 else:
-                    decoded = _decode(value)
-                    example = getattr(dealt, name)
-                    n = self.num_players
-                    if not _same_kind(example, decoded) or (  # a list per seat keeps one each
-                            isinstance(example, list) and len(example) == n != len(decoded)):
-                        raise ValueError(f"snapshot field {name!r} holds {decoded!r:.80}, "
-                                         f"not a value like {example!r:.80}")
-                    setattr(self, name, decoded)
-            # Values of the right names and kinds can still be wrong (a hand-edited or damaged
-            # file): the invariants every step keeps must hold, and every view of the position
-            # must build, or the snapshot is refused by name (not at some later step).
+                    setattr(self, name, value)
+            # Values allowed one by one can still be wrong together: the invariants every
+            # step keeps must hold, and every view of the position must build, or the
+            # snapshot is refused by name (not at some later step).
             self._after_load()
             if self.terminated or self.truncated:
                 self._clear_mask()
@@ -656,9 +675,41 @@ class Engine:
                 self.result()
         except Exception as err:
             self._undo_dealt(was_dealt)
-            raise CorruptSnapshotError(f"corrupt {self.name} snapshot: {type(err).__name__}: "
-                                       f"{err}; the engine is left unusable until reset()"
-                                       ) from err
+            raise CorruptSnapshotError(f"corrupt {self.name} snapshot: {failure_text(err)}; "
+                                       f"the engine is left unusable until reset()") from err
+
+    def _checked_field(self, name: str, value: Any) -> Any:
+        """A snapshot field's value decoded, if the game's schema and the kind of value a dealt
+        engine holds there allow it; else a :class:`SnapshotError` naming it."""
+        from card_envs.core import snapshot_specs
+
+        problem = snapshot_specs.check_encoded(self, name, value)
+        if problem is not None:
+            raise SnapshotError(problem)
+        current = getattr(self, name, None)
+        if isinstance(current, KnowledgeTracker):
+            return value  # checked encoded, whole
+        try:
+            decoded = _decode(value)
+        except Exception as err:
+            raise SnapshotError(f"corrupt {self.name} snapshot: field {name!r} cannot be read "
+                                f"({type(err).__name__}: {err})") from None
+        if isinstance(current, np.ndarray) and (not isinstance(decoded, np.ndarray)
+                                                or decoded.shape != current.shape):
+            shape = decoded.shape if isinstance(decoded, np.ndarray) else "no array"
+            raise SnapshotError(f"corrupt {self.name} snapshot: field {name!r} has shape "
+                                f"{shape}, expected {current.shape}")
+        problem = snapshot_specs.check_decoded(self, name, decoded)
+        if problem is not None:
+            raise SnapshotError(problem)
+        if not isinstance(current, np.ndarray):
+            example = getattr(self._dealt_example(), name)
+            n = self.num_players
+            if not _same_kind(example, decoded) or (  # a list per seat keeps one each
+                    isinstance(example, list) and len(example) == n != len(decoded)):
+                raise SnapshotError(f"corrupt {self.name} snapshot: field {name!r} holds "
+                                    f"{decoded!r:.80}, not a value like {example!r:.80}")
+        return decoded
 
     def _after_load(self) -> None:
         """Games rebuild derived caches here."""
@@ -767,6 +818,20 @@ def _same_kind(example: Any, loaded: Any) -> bool:
             return False
         return not example or all(_same_kind(example[0], item) for item in loaded)
     return True
+
+
+def failure_text(err: BaseException) -> str:
+    """An invariant's failure in words: its message, or for a bare ``assert`` the line that
+    failed (an empty AssertionError said only "AssertionError: ")."""
+    text = str(err)
+    if isinstance(err, AssertionError):
+        import traceback
+
+        if not text:  # the failed line says which invariant
+            frames = traceback.extract_tb(err.__traceback__)
+            text = (frames[-1].line if frames else "") or "unnamed"
+        return f"the position breaks an invariant: {text}"
+    return f"{type(err).__name__}: {text}"
 
 
 def _decode(value: Any) -> Any:

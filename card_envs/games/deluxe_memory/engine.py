@@ -1250,6 +1250,13 @@ class DeluxeMemoryEngine(CachedViewsEngine):
     def check_invariants(self) -> None:
         super().check_invariants()
         assert sum(self.tokens) + self.bank == self.total_tokens, "tokens not conserved"
+        # The turn's picks: none before the first, one before the second, two while an
+        # unmatched pair is shown; an effect starts with none. Each on a card of the grid.
+        picks = {PICK1: 0, PICK2: 1, NOMATCH: 2}.get(self.phase, 0)
+        if not self.done:
+            assert len(self.picks) == picks, (
+                f"phase {PHASE_NAMES[self.phase]!r} with picks {self.picks}")
+        assert all(self.grid[c] >= 0 for c in self.picks), f"picks {self.picks} of empty cells"
         assert self.bank >= 0 and min(self.tokens) >= 0
         for s in range(self.num_players):
             if not self.underdogs and not self.active[s]:

@@ -1296,6 +1296,29 @@ class DogpileEngine(CachedViewsEngine):
     def check_invariants(self) -> None:
         super().check_invariants()
         assert 0 <= self.round_index < NUM_ROUNDS, f"round_index {self.round_index!r}"
+        # The round's clock, the sniff after a round, the scores: as the rounds went.
+        assert self.ticks_left <= self.round_ticks[self.round_index], (
+            f"ticks_left {self.ticks_left} past round {self.round_index + 1}'s "
+            f"{self.round_ticks[self.round_index]}")
+        scored = self.round_index + (self.phase != PLAY)  # rounds whose loot is counted
+        assert len(self.round_history) == scored, (
+            f"round_history holds {len(self.round_history)} rounds, {scored} were scored")
+        assert self.totals == [sum(r[s] for r in self.round_history)
+                               for s in range(self.num_players)], "totals differ from the rounds"
+        assert self.round_loot == (self.round_history[-1] if self.round_history
+                                   else [0] * self.num_players), "round_loot is not the last"
+        assert (self.phase == OVER) == self.terminated, f"phase {self.phase} vs terminated"
+        sniffing = self.phase in (SNIFF, SHUFFLE)
+        assert sniffing == (self.active_group >= 0) and (not sniffing or self.sniffers), (
+            f"phase {self.phase} with active_group {self.active_group}, sniffers "
+            f"{self.sniffers}")
+        assert sniffing or not self.bag, f"a bag {self.bag} outside a sniff"
+        assert self.active_group < len(self.groups), f"active_group {self.active_group}"
+        if self.phase == SNIFF and not self.done:
+            assert self.current_player == self.sniffers[0] and len(self.bag) < SNIFF_BONES
+        if self.phase == SHUFFLE and not self.done:
+            assert self.current_player == (self.sniffers[0] + 1) % self.num_players
+            assert self.bag, "a shuffle with an empty bag"
         known = self.tracker.known
         assert np.array_equal(self.occupied, (self.pile >= 0).astype(np.int8))
         assert np.array_equal(self.empty, 1 - self.occupied)

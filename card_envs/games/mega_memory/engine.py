@@ -953,6 +953,8 @@ class MegaMemoryEngine(CachedViewsEngine):
     def check_invariants(self) -> None:
         super().check_invariants()
         assert self.dealer in (0, 1), f"dealer {self.dealer!r}"
+        if not self.done and self.config["episode"] == "game":
+            assert max(self.mega_points) < self.target, "a live game at its target"
         assert not (not self.deck and self.discard), "the discard pile should have slid over"
         known = self.tracker.known
         where = [-1] * NUM_SLOTS

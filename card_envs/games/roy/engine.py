@@ -640,6 +640,35 @@ class RoyEngine(CachedViewsEngine):
 
     def check_invariants(self) -> None:
         super().check_invariants()
+        n = self.num_players
+        top = self.discard[-1]
+        # How a hand ends: a seat that empties its hand wins it; a hand that no seat could
+        # move in for a full round (stalled_turns reaching n) is blocked.
+        game = self.config["episode"] == "game"
+        if self.terminated:
+            if self.winners:
+                w = self.winners[0]
+                assert len(self.winners) == 1 and not self.hands[w], (
+                    f"winners {self.winners}: a ROY winner is the one seat whose hand is empty")
+                assert self.last_hand_winner == w, "last_hand_winner is not the winner"
+                assert not game or self.scores[w] >= self.target, (
+                    f"winner player_{w} has {self.scores[w]} points, short of target "
+                    f"{self.target}")
+            else:
+                assert not game and self.stalled_turns >= n, (
+                    "terminated without winners, yet the hand is not blocked")
+        elif not self.truncated:
+            assert all(self.hands), "a seat's hand is empty in a live hand (it won the hand)"
+            assert self.stalled_turns < n, "a live hand stalled for a full round"
+            assert not game or max(self.scores) < self.target, "a live game past its target"
+            if self.phase == FIRST:
+                assert not self.aces_this_turn and not self.king_this_turn, (
+                    "Aces or a King of Spades counted this turn before its first discard")
+        assert self.ace_chain + self.aces_this_turn <= 4, "more than four Aces in the chain"
+        assert not (self.ace_chain or self.aces_this_turn) or RANK_OF[top] == ACE, (
+            "an Ace penalty without an Ace on top of the pile")
+        assert self.last_hand_winner < 0 or self.hand_number > 1 or self.terminated, (
+            "a last hand's winner in the first hand")
         for s, hand in enumerate(self.hands):
             assert np.array_equal(np.flatnonzero(self.hand_onehot[s]), sorted(hand)), s
         assert self.announced_suit == -1 or RANK_OF[self.discard[-1]] == JACK
