@@ -14,7 +14,12 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.agents import Agent, RandomAgent, make_agent
 from card_envs.core.conventions import IllegalActionWarning
-from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, NotAnActionError
+from card_envs.core.engine import (
+    CorruptSnapshotError,
+    IllegalActionError,
+    NotAnActionError,
+    SnapshotError,
+)
 from card_envs.core.gym_env import CardGymEnv
 from card_envs.games import GAMES, make_engine
 
@@ -325,7 +330,7 @@ def test_a_damaged_field_is_refused_at_load_not_at_a_later_step(game: str) -> No
                (lists[0], [])]
     for name, value in damages:
         broken = {**snap, "fields": {**snap["fields"], name: value}}
-        with pytest.raises(CorruptSnapshotError, match=rf"snapshot field '{name}' holds"):
+        with pytest.raises(SnapshotError, match=rf"snapshot: field '{name}' (holds|is)"):
             make_engine(game, **engine.config).load_state_dict(broken)
     array = next((k for k, v in snap["fields"].items()
                   if isinstance(v, dict) and "int" in v.get("dtype", "") and v["__ndarray__"]),
@@ -336,7 +341,7 @@ def test_a_damaged_field_is_refused_at_load_not_at_a_later_step(game: str) -> No
     flat = np.asarray(value["__ndarray__"], dtype=float)
     flat.flat[0] = 0.5  # an int array silently took it as 0
     broken = {**snap, "fields": {**snap["fields"], array: {**value, "__ndarray__": flat.tolist()}}}
-    with pytest.raises(CorruptSnapshotError, match="cannot hold"):
+    with pytest.raises(SnapshotError, match="cannot hold"):
         make_engine(game, **engine.config).load_state_dict(broken)
 
 
@@ -360,16 +365,24 @@ def test_a_finished_game_s_snapshot_loads_as_a_finished_episode(game: str) -> No
 def test_a_corrupt_snapshot_leaves_the_aec_env_asking_for_reset() -> None:
     """The engine says a snapshot refused part-way is left unusable until reset(), but the env
     kept stepping it: the next step() failed with an IndexError from inside the rules. A
-    snapshot refused before anything changed (another config) leaves the game going."""
+    snapshot refused before anything changed (another config, a field its schema refuses)
+    leaves the game going."""
     env = _env_module("roy").env()
     env.reset(seed=0)
     snap = env.state_dict()
-    with pytest.raises(ValueError, match="different config"):
-        env.load_state_dict({**snap, "config": {**snap["config"], "num_players": 3}})
-    env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))  # still in play
-    corrupt = [{**snap, "fields": {**snap["fields"], "current_player": 7}},
-               {**snap, "fields": {**snap["fields"],
-                                   "rewards": {"__ndarray__": [0.0], "dtype": "float64"}}}]
+    refused_first = [{**snap, "config": {**snap["config"], "num_players": 3}},
+                     {**snap, "fields": {**snap["fields"], "current_player": 7}},
+                     {**snap, "fields": {**snap["fields"],
+                                         "rewards": {"__ndarray__": [0.0], "dtype": "float64"}}}]
+    for bad in refused_first:
+        with pytest.raises(SnapshotError) as info:
+            env.load_state_dict(bad)
+        assert not isinstance(info.value, CorruptSnapshotError)
+        env.step(_first_legal(env.observe(env.agent_selection)["action_mask"]))  # still in play
+    env.reset(seed=0)
+    # Values each allowed, impossible together (winners of a game still in play): refused
+    # after loading began.
+    corrupt = [{**snap, "fields": {**snap["fields"], "winners": [1]}}]
     for bad in corrupt:
         with pytest.raises(ValueError, match="corrupt roy snapshot: .*unusable until reset"):
             env.load_state_dict(bad)

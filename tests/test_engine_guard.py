@@ -118,7 +118,7 @@ def test_a_refused_snapshot_leaves_a_fresh_engine_guarded(game: str) -> None:
         engine.load_state_dict({**good, "game": "other"})  # refused before loading begins
     _assert_guarded(engine)
     corrupt = copy.deepcopy(good)
-    corrupt["fields"]["current_player"] = 99  # refused by the invariants, after loading
+    corrupt["fields"]["winners"] = [0]  # refused by the invariants, after loading
     with pytest.raises(CorruptSnapshotError):
         engine.load_state_dict(corrupt)
     _assert_guarded(engine)

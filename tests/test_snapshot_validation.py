@@ -226,3 +226,28 @@ def test_every_snapshot_field_has_a_documented_schema(game: str) -> None:
     assert set(fields) <= set(schema), sorted(set(fields) - set(schema))
     described = describe(engine, list(fields))
     assert all(text and text != "(no schema)" for text in described.values()), described
+
+
+def test_a_field_without_a_schema_is_still_refused_by_its_kind() -> None:
+    """A rule variant (a Python subclass) may snapshot a field its game's schema does not
+    declare: a value of another kind than a dealt engine holds there is refused all the same."""
+    from card_envs.games.roy.engine import RoyEngine
+
+    class Bonus(RoyEngine):
+        STATE_FIELDS = (*RoyEngine.STATE_FIELDS, "bonus")
+
+        def _deal(self, deck: list[int] | None) -> None:
+            self.bonus = 0
+            super()._deal(deck)
+
+    engine = Bonus()
+    engine.reset(seed=0)
+    snap = engine.state_dict()
+    assert "bonus" not in schema_of(engine)
+    for bad in ("x", 1.5, None, [0]):
+        with pytest.raises(SnapshotError, match="field 'bonus' holds .*, not a value like 0"):
+            Bonus().load_state_dict({**snap, "fields": {**snap["fields"], "bonus": bad}})
+    loaded = Bonus()
+    loaded.load_state_dict({**snap, "fields": {**snap["fields"], "bonus": 3}})
+    assert loaded.bonus == 3
+

@@ -14,11 +14,11 @@ from torch's C++ stream as "basic_ios::clear: iostream error", with no path and 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 #: What each common cause of a failed write means for the user.
@@ -48,7 +48,7 @@ class RunWriteError(RuntimeError):
                          + (f" ({detail})" if detail else ""))
 
 
-@contextmanager
+@contextlib.contextmanager
 def writing(path: str | os.PathLike[str]) -> Iterator[None]:
     """Turn an ``OSError`` raised while writing ``path`` into a :class:`RunWriteError`."""
     try:

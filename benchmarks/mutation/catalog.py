@@ -66,6 +66,11 @@ VERSIONS = "card_envs/versions.py"
 REGISTRATION = "card_envs/core/registration.py"
 VERSION_CHECK = "tests/env_versions.py"
 VERSION_TESTS = "tests/test_versions.py"
+RUN_LOCK = "training/run_lock.py"
+FILES = "training/files.py"
+SCHEMA = "card_envs/core/snapshot_specs.py"
+ROY_SCHEMA = "card_envs/games/roy/snapshot.py"
+PROVENANCE = "card_envs/agents/provenance.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1162,10 +1167,10 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-snapshot-kinds-unchecked",
         area="core",
         path=ENGINE,
-        old="                    if not _same_kind(example, decoded) or (",
-        new="                    if False and (",
-        tests=("tests/test_api_conventions.py::"
-               "test_a_damaged_field_is_refused_at_load_not_at_a_later_step[roy]",),
+        old="            if not _same_kind(example, decoded) or (",
+        new="            if False and (",
+        tests=("tests/test_snapshot_validation.py::"
+               "test_a_field_without_a_schema_is_still_refused_by_its_kind",),
         why="a snapshot field of the wrong kind loads, and a later step or render crashes",
     ),
     Mutant(
@@ -1882,5 +1887,137 @@ CATALOG: tuple[Mutant, ...] = (
         new="    if not version.options:\n",
         tests=(f"{VERSION_TESTS}::test_a_retired_pettingzoo_id_raises_naming_the_current_id",),
         why="the error does not say which options of the new version play the old rules",
+    ),
+    # -- reliability: the run lock, snapshot validation, saved-policy identity, write errors ------
+    Mutant(
+        id="tr-run-lock-shared",
+        area="training",
+        path=RUN_LOCK,
+        old="fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)",
+        new="fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)",
+        tests=("tests/test_run_lock.py::test_a_second_lock_is_refused_naming_the_holder",),
+        why="a shared lock lets a second run into the directory, mixing the two runs' files",
+    ),
+    Mutant(
+        id="tr-resume-without-the-lock",
+        area="training",
+        path=TRAIN,
+        old="            lock = RunLock(run_dir).acquire()\n",
+        new="",
+        tests=("tests/test_run_lock.py::test_two_resumes_of_one_run_one_is_refused",),
+        why="two --resume of one run both train, duplicating progress.csv's steps",
+    ),
+    Mutant(
+        id="tr-write-error-unnamed",
+        area="training",
+        path=FILES,
+        old="    with writing(path):\n        try:\n            write(tmp)",
+        new="    with contextlib.nullcontext():\n        try:\n            write(tmp)",
+        tests=("tests/test_write_errors.py::"
+               "test_a_full_disk_keeps_the_checkpoint_and_names_its_path",
+               "tests/test_write_errors.py::test_a_read_only_filesystem_is_named"),
+        why="a full disk ends the run with a bare OSError that names no cause the user can act on",
+    ),
+    Mutant(
+        id="tr-final-zip-on-a-stop",
+        area="training",
+        path=TRAIN,
+        old="        if not stopped:\n            save_model(",
+        new="        if True:\n            save_model(",
+        tests=("tests/test_run_advice.py::"
+               "test_a_stopped_run_says_so_and_its_resume_command_finishes_it",),
+        why="Ctrl-C writes final.zip, and the unfinished run reads as finished",
+    ),
+    Mutant(
+        id="core-schema-int-unbounded",
+        area="core",
+        path=SCHEMA,
+        old=("        if type(value) is not int or not (_bound(self.low, engine) <= value\n"
+             "                                          <= _bound(self.high, engine)):"),
+        new="        if type(value) is not int:",
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="a snapshot's dealer=99 or phase=9 loads (ROY then writes into another field's slot)",
+    ),
+    Mutant(
+        id="core-schema-not-checked",
+        area="core",
+        path=ENGINE,
+        old=("        problem = snapshot_specs.check_decoded(self, name, decoded)\n"
+             "        if problem is not None:"),
+        new=("        problem = snapshot_specs.check_decoded(self, name, decoded)\n"
+             "        if False:"),
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="the declared schemas are never consulted: out-of-range fields load",
+    ),
+    Mutant(
+        id="core-rng-garbage-decoded",
+        area="core",
+        path=SCHEMA,
+        old="        if name == \"rng\":\n            check_encoded_rng(value)",
+        new="        if False:\n            check_encoded_rng(value)",
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="a garbage random state is refused as 'string indices must be integers'",
+    ),
+    Mutant(
+        id="core-winners-of-a-live-episode",
+        area="core",
+        path=ENGINE,
+        old="        assert self.terminated or not self.winners, (",
+        new="        assert True or not self.winners, (",
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="a snapshot of a game in play with winners loads",
+    ),
+    Mutant(
+        id="roy-snapshot-terminated-mid-hand",
+        area="roy",
+        path=ROY,
+        old="                assert len(self.winners) == 1 and not self.hands[w], (",
+        new="                assert len(self.winners) == 1, (",
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="a ROY snapshot terminated mid-hand, its winner holding cards, loads",
+    ),
+    Mutant(
+        id="roy-schema-dealer-past-the-table",
+        area="roy",
+        path=ROY_SCHEMA,
+        old='    "dealer": seat(),',
+        new='    "dealer": Int(0, 99),',
+        tests=("tests/test_snapshot_validation.py::"
+               "test_the_issue_s_positions_are_refused_naming_field_and_values",),
+        why="ROY's dealer may name a seat past the table",
+    ),
+    Mutant(
+        id="core-policy-options-not-compared",
+        area="core",
+        path=PROVENANCE,
+        old='        if key == "env_config" and isinstance(was, dict) and isinstance(now, dict):',
+        new='        if key == "env_config":\n            continue\n        if False:',
+        tests=("tests/test_policy_metadata.py::"
+               "test_an_opponent_trained_on_other_options_is_refused",),
+        why="a policy trained on episode=game plays in an episode=hand env (the issue's case)",
+    ),
+    Mutant(
+        id="core-policy-mismatch-always-allowed",
+        area="core",
+        path=PROVENANCE,
+        old="    if allow_mismatch:\n        return\n",
+        new="    return\n",
+        tests=("tests/test_policy_metadata.py",),
+        why="saved policies are never checked against the env they are loaded for",
+    ),
+    Mutant(
+        id="tr-resume-ignores-the-checkpoint-identity",
+        area="training",
+        path=TRAIN,
+        old="            if differences and not allow_policy_mismatch:",
+        new="            if False:",
+        tests=("tests/test_policy_metadata.py::"
+               "test_a_run_s_policies_and_checkpoint_record_its_env",),
+        why="a checkpoint of another package version resumes without a word",
     ),
 )
