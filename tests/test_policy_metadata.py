@@ -18,8 +18,10 @@ from card_envs.agents import PolicyAgent, make_agent
 from card_envs.agents.provenance import (
     ENTRY,
     PolicyMismatchError,
+    UnrecordedPolicyWarning,
     env_identity,
     read_identity,
+    record_identity,
 )
 from card_envs.core.gym_env import CardGymEnv
 from tests.test_training import game_config
@@ -105,13 +107,19 @@ def test_any_recorded_difference_is_listed(policy: Path, tmp_path: Path, changes
     assert listed in str(info.value)
 
 
-def test_a_policy_without_a_record_is_refused_unless_allowed(policy: Path,
-                                                             tmp_path: Path) -> None:
+def test_a_policy_saved_by_sb3_itself_warns_and_can_be_recorded(policy: Path,
+                                                                 tmp_path: Path) -> None:
+    """SB3's own ``model.save`` records no env: loaded with a warning naming what was not
+    checked; record_identity() stamps it, after which a mismatch is refused."""
     bare = tmp_path / "bare.zip"
-    MaskablePPO.load(policy).save(bare)  # SB3's own save: no record of the env
-    with pytest.raises(PolicyMismatchError, match="records no game, options or versions"):
-        make_agent(str(bare), "roy", GAME_OPTIONS)
-    assert make_agent(str(bare), "roy", GAME_OPTIONS, allow_policy_mismatch=True)
+    MaskablePPO.load(policy).save(bare)
+    with pytest.warns(UnrecordedPolicyWarning, match="records no game, options or versions"):
+        assert make_agent(str(bare), "roy", {"episode": "hand"})
+    record_identity(bare, "roy", GAME_OPTIONS)
+    assert read_identity(bare) == read_identity(policy)
+    with pytest.raises(PolicyMismatchError, match="option episode: policy 'game', env 'hand'"):
+        make_agent(str(bare), "roy", {"episode": "hand"})
+    assert MaskablePPO.load(bare).observation_space.shape  # still SB3's file
 
 
 def test_a_newer_package_refuses_an_older_policy(policy: Path, monkeypatch) -> None:

@@ -6,7 +6,11 @@ same version of the env and of its observation layout. The observation's shape a
 tell these apart, so a saved policy records them (:func:`env_identity`), in an extra
 ``card_envs.json`` entry of SB3's ``.zip`` (SB3 reads only its own entries), and a load where
 any differs is refused with the differences listed (:class:`PolicyMismatchError`), unless the
-caller says to go on (``allow_mismatch=True``, ``--allow-policy-mismatch``).
+caller says to go on (``allow_policy_mismatch=True``, ``--allow-policy-mismatch``).
+
+A policy saved by SB3 itself (``model.save``) records nothing: it is loaded with a
+:class:`UnrecordedPolicyWarning` (only its shapes can be checked), and :func:`record_identity`
+adds the record to it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import warnings
 import zipfile
 from collections.abc import Mapping
 from typing import Any
@@ -28,6 +33,10 @@ KEYS = ("game", "env_id", "env_config", "observation_layout", "package_version")
 
 class PolicyMismatchError(ValueError):
     """A saved policy was trained on another env than the one it is loaded for."""
+
+
+class UnrecordedPolicyWarning(UserWarning):
+    """A saved policy records no env (saved by SB3 itself): only its shapes are checked."""
 
 
 def layout_identity(layout: Any) -> dict[str, Any]:
@@ -77,12 +86,28 @@ def read_identity(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return data
 
 
+def record_identity(path: str | os.PathLike[str], game: str,
+                    config: Mapping[str, Any] | None = None) -> None:
+    """Record in a policy SB3 saved (``model.save``) that it was trained on ``game`` with
+    ``config`` under this package's versions; the file is replaced atomically."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = with_identity(f.read(), env_identity(game, config))
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def identity_differences(saved: Mapping[str, Any] | None, expected: Mapping[str, Any],
                          what: str = "policy") -> list[str]:
     """Each way ``saved`` (of a ``what``: a policy, a checkpoint) differs from ``expected``,
     in words (empty: none)."""
     if saved is None:
-        return ["it records no game, options or versions (saved without card-envs' metadata)"]
+        return [f"the {what} records no game, options or versions (saved by another program "
+                "or an older version)"]
     out = []
     for key in KEYS:
         was, now = saved.get(key), expected.get(key)
@@ -100,8 +125,15 @@ def check_identity(saved: Mapping[str, Any] | None, game: str,
                    config: Mapping[str, Any] | None, label: str,
                    allow_mismatch: bool = False) -> None:
     """Refuse a policy whose recorded identity differs from ``game`` with ``config``'s,
-    listing every difference, unless ``allow_mismatch``."""
+    listing every difference, unless ``allow_mismatch``; warn about one that records none."""
     if allow_mismatch:
+        return
+    if saved is None:
+        warnings.warn(f"policy {label!r} records no game, options or versions (saved by SB3 "
+                      f"itself?): only its observation and action shapes are checked against "
+                      f"{game} with {dict(config or {})}. card_envs.agents.provenance."
+                      f"record_identity(path, game, config) records them",
+                      UnrecordedPolicyWarning, stacklevel=4)
         return
     differences = identity_differences(saved, env_identity(game, config))
     if differences:
