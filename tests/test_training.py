@@ -1478,11 +1478,11 @@ def test_seed_flag_overrides_the_config_seed_of_a_new_run(tmp_path: Path, monkey
     cfg_path.write_text(yaml12.dump(game_config("roy")))
     seen = {}
 
-    def fake_train(cfg, run_dir, resume=False, progress=True):
+    def fake_train(cfg, run_dir, resume=False, progress=True, **kwargs):
         seen["seed"] = cfg.seed
         return {"num_timesteps": 0, "elapsed_seconds": 0.0, "stopped_by_time_limit": False}
 
-    monkeypatch.setattr(train_module, "train", fake_train)
+    monkeypatch.setattr(train_module, "train_locked", fake_train)
     train_main(["--config", str(cfg_path), "--seed", "7", "--runs-dir", str(tmp_path / "runs"),
                 "--run-name", "s7", "--no-progress"])
     assert seen["seed"] == 7
