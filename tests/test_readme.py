@@ -325,7 +325,7 @@ def test_architecture_md_names_what_the_code_has() -> None:
         *(spec.engine_class() for spec in GAMES.values()),
         # What "What we guarantee" cites: the schema, the run's files and lock, policies.
         *(importlib.import_module(m) for m in (
-            "card_envs.core.snapshot_schema", "card_envs.agents", "card_envs.agents.provenance",
+            "card_envs.core.snapshot_specs", "card_envs.agents", "card_envs.agents.provenance",
             "training.files", "training.run_lock", "training.train", "training.actors", "os")),
     ]
     known = {n for ns in namespaces for n in dir(ns)} | set(game.config) | set(GAMES)

@@ -47,7 +47,9 @@ def value_kind(value: Any) -> str:
 
 
 def game_table(game: str) -> str:
-    """The Markdown table of ``game``'s snapshot fields (default config, a fresh deal)."""
+    """The Markdown table of ``game``'s snapshot fields (default config, a fresh deal), with
+    what ``load_state_dict`` allows in each (:mod:`card_envs.core.snapshot_specs`)."""
+    from card_envs.core.snapshot_specs import describe
     from card_envs.games import make_engine
 
     engine = make_engine(game)
@@ -57,8 +59,11 @@ def game_table(game: str) -> str:
     if list(schema) != list(fields):
         raise AssertionError(f"{game}: state_schema() lists {list(schema)}, the snapshot "
                              f"holds {list(fields)}")
-    rows = ["| field | value (default config) | holds |", "| --- | --- | --- |"]
-    rows += [f"| `{name}` | {value_kind(fields[name])} | {schema[name]} |" for name in schema]
+    allowed = describe(engine, list(schema))
+    rows = ["| field | value (default config) | holds | allowed (default config) |",
+            "| --- | --- | --- | --- |"]
+    rows += [f"| `{name}` | {value_kind(fields[name])} | {schema[name]} | {allowed[name]} |"
+             for name in schema]
     return "\n".join(rows)
 
 

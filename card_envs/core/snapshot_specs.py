@@ -210,7 +210,8 @@ class Array(Spec):
             bad = ~np.isin(value, self.values)
         else:
             with np.errstate(invalid="ignore"):
-                bad = ~((value >= _bound(self.low, engine)) & (value <= _bound(self.high, engine)))
+                bad = ~((value >= _bound(self.low, engine)) & (value <= _bound(self.high, engine))
+                        & np.isfinite(value))
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             where = "[" + ", ".join(map(str, index)) + "]"
@@ -219,7 +220,10 @@ class Array(Spec):
     def describe(self, engine: Any) -> str:
         if self.values is not None:
             return "an array of entries " + " or ".join(f"{v:g}" for v in self.values)
-        return f"an array of entries in {_bound(self.low, engine)}..{_bound(self.high, engine)}"
+        low, high = _bound(self.low, engine), _bound(self.high, engine)
+        if np.isinf(low) and np.isinf(high):
+            return "an array of finite numbers"
+        return f"an array of entries in {low}..{high}"
 
 
 @dataclass(frozen=True)
