@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.test_training import game_config
+from training import yaml12
 from training.config import from_dict, load_config
 from training.run_lock import LOCK_NAME, RunLock, RunLockedError
 from training.train import train
@@ -70,7 +70,7 @@ def test_creating_a_run_directory_is_race_free(tmp_path: Path) -> None:
     command line does): one gets it, the other three are refused naming the winner (one of
     them used to find it empty and empty it again)."""
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(game_config("roy")))
+    cfg_path.write_text(yaml12.dump(game_config("roy")))
     start = time.time() + 8  # after every process has imported the trainer
     body = (
         "import sys, time\n"
@@ -138,7 +138,7 @@ def test_two_starts_with_one_run_name_one_is_refused(tmp_path: Path) -> None:
         data = game_config("roy", seed=seed)
         data["training"].update(total_timesteps=1024)
         path = tmp_path / f"seed{seed}.yaml"
-        path.write_text(yaml.safe_dump(data))
+        path.write_text(yaml12.dump(data))
         configs.append(path)
     commands = [_train_command("--config", str(c), "--runs-dir", str(tmp_path / "runs"),
                                "--run-name", "same") for c in configs]

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
 from tests.test_training import game_config
+from training import yaml12
 from training.checkpoint import load_checkpoint, save_checkpoint
 from training.config import from_dict, load_config
 from training.files import RunWriteError, atomic_write_bytes
@@ -196,7 +196,7 @@ def test_the_command_line_exits_1_and_its_advice_continues_the_run(small_fs: Pat
     command that, once there is space again, continues the run from its last checkpoint."""
     data = _tiny(total=200_000)
     cfg_path = small_fs.parent / "cfg.yaml"
-    cfg_path.write_text(yaml.safe_dump(data))
+    cfg_path.write_text(yaml12.dump(data))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "training.train", "--config", str(cfg_path), "--runs-dir",

@@ -141,6 +141,19 @@ def _deck(engine: Any) -> frozenset[int]:
 
 
 @dataclass(frozen=True)
+class Deck(Spec):
+    """A stacked deck: a list holding every card of the game's deck once, in any order."""
+
+    def check(self, value: Any, engine: Any) -> None:
+        if (type(value) is not list or not all(type(c) is int for c in value)
+                or sorted(value) != sorted(engine.deck_cards())):
+            raise self.fail(value, engine)
+
+    def describe(self, engine: Any) -> str:
+        return f"a stacked deck: all {len(engine.deck_cards())} card ids of the deck, once each"
+
+
+@dataclass(frozen=True)
 class ListOf(Spec):
     """A list of ``item``: ``length`` long (or ``min_length..max_length``), its items
     ``distinct`` and/or ``ascending`` if asked."""
@@ -310,6 +323,7 @@ COMMON: dict[str, Spec] = {
     "winners": ListOf(seat(), max_length=lambda e: e.num_players, distinct=True,
                       ascending=True),
     "num_steps": Int(0, lambda e: e.step_cap),
+    "stacked_decks": ListOf(Deck()),
 }
 
 

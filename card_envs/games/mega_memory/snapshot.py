@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
     Anything,
+    Bool,
     Card,
     Int,
     ListOf,
@@ -44,5 +45,6 @@ SCHEMA: dict[str, Spec] = {
     "round_number": Int(1, COUNT),
     "last_round_points": ListOf(Int(0, MAX_ROUND_POINTS), length=PAIR),
     "scoreless_turns": Int(0, lambda e: e.config["stall_turns"]),  # then the round ends
+    "piles_ran_out": Bool(),  # the deck and discard pile both ran out during this turn
     "tracker": Anything("checked encoded: two seats x 112 slots of card ids or -1"),
 }
