@@ -24,6 +24,7 @@ from card_envs.agents.provenance import (
     record_identity,
 )
 from card_envs.core.gym_env import CardGymEnv
+from card_envs.versions import env_name
 from tests.test_training import game_config
 from training.actors import make_actor
 from training.config import from_dict
@@ -62,7 +63,7 @@ def _rewrite_identity(src: Path, dst: Path, **changes: object) -> Path:
 def test_a_saved_policy_records_its_env(policy: Path) -> None:
     saved = read_identity(policy)
     assert saved is not None
-    assert saved["game"] == "roy" and saved["env_id"] == "roy_v0"
+    assert saved["game"] == "roy" and saved["env_id"] == env_name("roy")  # roy_v1 today
     assert saved["env_config"]["episode"] == "game" and saved["env_config"]["target_score"] == 30
     assert saved["package_version"] == __version__
     assert saved["observation_layout"]["size"] > 0 and len(saved["observation_layout"]["digest"])
@@ -95,7 +96,7 @@ def test_an_opponent_trained_on_other_options_is_refused(policy: Path) -> None:
 
 @pytest.mark.parametrize(("changes", "listed"), [
     ({"package_version": "0.0.1"}, f"package version: policy '0.0.1', env {__version__!r}"),
-    ({"env_id": "roy_v9"}, "env id: policy 'roy_v9', env 'roy_v0'"),
+    ({"env_id": "roy_v0"}, f"env id: policy 'roy_v0', env {env_name('roy')!r}"),
     ({"observation_layout": {"size": 1, "digest": "0" * 16}}, "observation layout: policy"),
     ({"game": "dogpile"}, "game: policy 'dogpile', env 'roy'"),
 ])
