@@ -743,8 +743,11 @@ def test_user_agents_keep_their_stream_unless_seeded() -> None:
 def test_saved_policy_for_another_game_is_refused_when_loaded(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
+    from card_envs.agents.provenance import record_identity
+
     path = tmp_path / "dogpile_policy.zip"
     MaskablePPO("MlpPolicy", CardGymEnv("dogpile", num_players=2), n_steps=16, seed=0).save(path)
+    record_identity(path, "dogpile", {"num_players": 2})  # what SB3's own save leaves out
     with pytest.raises(ValueError, match="dogpile_policy.zip.*roy"):
         make_agent(str(path), "roy")
     with pytest.raises(ValueError, match="dogpile_policy.zip"):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from card_envs.agents import RandomAgent, make_agent
+from card_envs.agents.provenance import UnrecordedPolicyWarning
 from card_envs.core import cards
 from card_envs.core.aec_env import CardAECEnv
 from card_envs.core.config import COMMON_OPTIONS, Option, int_range, resolve_config
@@ -512,8 +513,10 @@ def test_maskable_ppo_learns_a_few_thousand_steps_and_plays_as_an_opponent(tmp_p
     model.learn(total_timesteps=2048)
     path = tmp_path / "roy_policy.zip"
     model.save(path)
-    # A saved policy is an opponent spec like any other.
-    env2 = CardGymEnv("roy", opponent=str(path))
+    # SB3's own save records no env: an opponent spec like any other, with a warning that
+    # only its shapes are checked (record_identity stamps the game and options on it).
+    with pytest.warns(UnrecordedPolicyWarning, match="only its observation and action shapes"):
+        env2 = CardGymEnv("roy", opponent=str(path))
     obs, info = env2.reset(seed=1)
     obs, r, term, trunc, info = env2.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert env2.observation_space.contains(obs)
