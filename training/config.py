@@ -65,7 +65,8 @@ class PolicyKwargs(_Strict):
     ortho_init: bool = True
     normalize_images: bool = True
     share_features_extractor: bool = True
-    optimizer_kwargs: dict[str, Any] | None = Field(
+    # Any keys: torch names the allowed ones (_check_torch), a key that is no name included.
+    optimizer_kwargs: dict[Any, Any] | None = Field(
         None, description="torch.optim.Adam arguments other than lr (checked by torch)")
 
 
@@ -399,18 +400,19 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
     data = parse_yaml(_read_text(path), where)
     if overrides and isinstance(data, dict):
         data = copy.deepcopy(data)
+        where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
         for dotted, value in overrides.items():
             *sections, key = dotted.split(".")
             node = data
-            for section in sections:
+            for depth, section in enumerate(sections):
                 if node.get(section) is None:
                     node[section] = {}
                 node = node[section]
-                if not isinstance(node, dict):
-                    break  # the section itself is invalid: validation says so
-            else:
-                node[key] = value
-        where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
+                if not isinstance(node, dict):  # seed.x, or net_arch.pi over a list: never
+                    held = ".".join(sections[:depth + 1])  # dropped without a word
+                    raise ConfigError(f"{where}: {held}: expected a mapping to set {dotted} "
+                                      f"in, got {node!r}")
+            node[key] = value
     try:
         return from_dict(data, check_cuda=check_cuda)
     except ConfigError as err:  # each problem on its own line

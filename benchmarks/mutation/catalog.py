@@ -1739,6 +1739,25 @@ CATALOG: tuple[Mutant, ...] = (
         why="the schema lets an editor accept another game's option in env",
     ),
     Mutant(
+        id="tr-config-override-into-a-value-dropped",
+        area="training",
+        path=TRAINING_CONFIG,
+        old="over a list: never\n",
+        new="over a list: never\n                    break\n",
+        tests=("tests/test_config_schema.py::"
+               "test_an_override_inside_a_value_that_is_no_section_is_an_error",),
+        why="--set ppo.policy_kwargs.net_arch.pi=[64] over a list is dropped without a word",
+    ),
+    Mutant(
+        id="tr-config-key-not-text-no-unknown-key",
+        area="training",
+        path=CONFIG_ERRORS,
+        old='    if kind in ("extra_forbidden", "invalid_key") or loc[-1:] == ("[key]",):',
+        new='    if kind == "extra_forbidden" or loc[-1:] == ("[key]",):',
+        tests=("tests/test_config_schema.py::test_a_key_that_is_no_name_is_an_unknown_key",),
+        why="a key such as YAML's 1: is reported as a section that is no mapping",
+    ),
+    Mutant(
         id="tr-evaluate-env-flag-kept-once",
         area="training",
         path=EVALUATE,
