@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, ValidationError
 from pydantic_core import core_schema
 
-from training import yaml12
+from . import yaml12
 
 
 class ConfigError(ValueError):
@@ -246,7 +246,7 @@ def from_dict(data: Any, *, check_cuda: bool = True) -> Config:
     try:
         cfg = Config.model_validate(data)
     except ValidationError as err:
-        from training.config_errors import describe
+        from .config_errors import describe
 
         raise ConfigError(describe(err, data)) from None
     _check_game(cfg)
@@ -313,7 +313,7 @@ def _check_torch(cfg: Config, check_cuda: bool) -> None:
                if k not in ("params", "lr")]
     for key in optimizer:
         if key not in allowed:
-            from training.config_errors import unknown_key
+            from .config_errors import unknown_key
 
             raise ConfigError(unknown_key("ppo.policy_kwargs.optimizer_kwargs.", str(key),
                                           allowed))
@@ -442,7 +442,7 @@ def parse_yaml(text: str, where: str) -> Any:
 
 def save_config(cfg: Config, path: str | Path) -> None:
     """Write the resolved config atomically: a kill mid-write leaves the old file whole."""
-    from training.checkpoint import atomic_write
+    from .checkpoint import atomic_write
 
     text = yaml12.dump(cfg.to_dict())
     Path(path).parent.mkdir(parents=True, exist_ok=True)  # else the error names the temp file

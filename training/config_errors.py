@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from training.config import POLICY_CLASS_KEYS, SECTIONS, config_schema
+from .config import POLICY_CLASS_KEYS, SECTIONS, config_schema
 
 
 def describe(err: ValidationError, data: dict[str, Any]) -> str:

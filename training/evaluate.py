@@ -44,7 +44,8 @@ from card_envs.agents import agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
 from card_envs.versions import env_name
-from training.actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
+
+from .actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -432,7 +433,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import torch
 
     from card_envs.games import GAMES
-    from training.config import ConfigError, parse_yaml
+
+    from .config import ConfigError, parse_yaml
 
     if args.game not in GAMES:
         parser.error(f"--game: unknown game {args.game!r}; installed: {', '.join(GAMES)}")
@@ -457,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             overrides[key] = parse_yaml(value, f"--env {item}")
         except ConfigError as err:
             parser.error(str(err))
-    from training.config import load_config
+    from .config import load_config
 
     # Where the game options come from: --config, else the runs among the agents (a policy is
     # only meaningful on the variant it was trained on), else the game's defaults.

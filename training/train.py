@@ -42,8 +42,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, configure
 
-from training.actors import TorchPolicyActor
-from training.checkpoint import (
+from .actors import TorchPolicyActor
+from .checkpoint import (
     CHECKPOINT_NAME,
     CheckpointError,
     atomic_write,
@@ -52,11 +52,11 @@ from training.checkpoint import (
     save_checkpoint,
     set_rng_states,
 )
-from training.config import Config, ConfigError, from_dict, load_config, save_config
-from training.evaluate import evaluate, plot_report
-from training.plots import plot_training_curve
-from training.pretrain import WarmStartStopped, pretrain
-from training.selfplay import SelfPlayVecEnv
+from .config import Config, ConfigError, from_dict, load_config, save_config
+from .evaluate import evaluate, plot_report
+from .plots import plot_training_curve
+from .pretrain import WarmStartStopped, pretrain
+from .selfplay import SelfPlayVecEnv
 
 EVAL_OPPONENTS = ("random", "heuristic")
 
