@@ -70,7 +70,7 @@ def alias(init_file: str) -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules[REAL] = module
         spec.loader.exec_module(module)
-        sys.modules["card_envs"].training = module
+        vars(sys.modules["card_envs"])["training"] = module  # as an import would
     real = importlib.import_module(REAL)
     if not any(isinstance(finder, _AliasFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder())

@@ -672,36 +672,80 @@ def final_evaluation(cfg: Config, run_dir: Path) -> dict[str, Any]:
                                       "games": m["games"]} for m in report["matches"]}
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.train",
-                                     description="Self-play MaskablePPO training.")
+EXAMPLES = """\
+examples:
+  {prog} roy                                  # the shipped config of a game
+  {prog} configs/roy.yaml --seed 3            # a config file, another seed
+  {prog} roy --set training.time_limit_minutes=5 --set ppo.learning_rate=3e-4
+  {prog} --resume runs/roy/<run>              # continue from its checkpoint
+  {prog} --resume runs/roy/<run> --total-timesteps 4000000   # train a finished run further
+
+A run writes runs/<game>/<run>/: config.yaml (resolved), checkpoint.pt, latest.zip, best.zip,
+final.zip, progress.csv, eval.csv, tb/ (TensorBoard), training_curve.png, evaluation.json and
+summary.json. Ctrl-C (or SIGTERM) stops at the next rollout boundary after a checkpoint, from
+which --resume continues exactly; a second Ctrl-C aborts at once.
+"""
+
+
+def main(argv: Sequence[str] | None = None,
+         prog: str = "python -m training.train") -> dict[str, Any]:
+    """The command line (``card-envs train``; ``prog`` names it in help and messages)."""
+    from .assignments import parse_assignments
+    from .shipped import resolve_config, shipped_configs
+
+    parser = argparse.ArgumentParser(
+        prog=prog, epilog=EXAMPLES.format(prog=prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Self-play MaskablePPO training of any card-envs game from one YAML config "
+                    "(see the training docs for every key).")
     src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--config", help="configs/<game>.yaml")
-    src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
-    parser.add_argument("--runs-dir", default="runs", help="the directory that holds <game>/<run>")
+    src.add_argument("source", nargs="?", metavar="GAME_OR_CONFIG",
+                     help="a game, whose shipped config it trains (shipped: "
+                          f"{', '.join(shipped_configs())}), or a config .yaml file")
+    src.add_argument("--config", help="the same as GAME_OR_CONFIG (the older spelling)")
+    src.add_argument("--resume", metavar="RUN_DIR",
+                     help="runs/<game>/<run>: continue from its checkpoint")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="assignments",
+                        help="set any config key, dotted (training.time_limit_minutes=5, "
+                             "ppo.learning_rate=3e-4, env.num_players=3); the value is YAML, "
+                             "checked as in the file; repeat for more keys")
+    parser.add_argument("--runs-dir", default="runs",
+                        help="the directory that holds <game>/<run> (default: runs)")
     parser.add_argument("--run-name", default=None,
                         help="default: <date>-<time>-seed<seed>; a directory of that name that "
                              "holds no checkpoint is started again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--seed", type=int, default=None,
-                        help="with --config: override the config's seed (one config, many seeds)")
+                        help="a new run's seed (--set seed=N): one config, many seeds")
     parser.add_argument("--total-timesteps", type=int, default=None,
-                        help="override training.total_timesteps (with --resume: train the run "
+                        help="--set training.total_timesteps=N (with --resume: train the run "
                              "to this many steps, e.g. to extend a finished run)")
     parser.add_argument("--time-limit-minutes", type=float, default=None,
-                        help="override training.time_limit_minutes: wall time of the whole run, "
+                        help="--set training.time_limit_minutes=M: wall time of the whole run, "
                              "warm start and earlier sessions included")
     args = parser.parse_args(argv)
 
     if args.resume and args.seed is not None:
         parser.error("--seed applies to a new run; a resumed run keeps its own seed")
-    overrides: dict[str, Any] = {}
-    if args.seed is not None:
-        overrides["seed"] = args.seed
-    if args.total_timesteps is not None:
-        overrides["training.total_timesteps"] = args.total_timesteps
-    if args.time_limit_minutes is not None:
-        overrides["training.time_limit_minutes"] = args.time_limit_minutes
+    try:
+        overrides = parse_assignments(args.assignments, "--set")
+    except ConfigError as err:
+        parser.error(str(err))
+    for flag, key, value in (("--seed", "seed", args.seed),
+                             ("--total-timesteps", "training.total_timesteps",
+                              args.total_timesteps),
+                             ("--time-limit-minutes", "training.time_limit_minutes",
+                              args.time_limit_minutes)):
+        if value is not None:
+            if key in overrides:
+                parser.error(f"{flag} and --set {key} both set {key}; keep one")
+            overrides[key] = value
+    if not args.resume:
+        try:
+            config_path = resolve_config(args.source or args.config)
+        except FileNotFoundError as err:
+            parser.error(str(err))
     try:
         # Everything is validated before a run directory is created or a config rewritten.
         if args.resume:
@@ -711,12 +755,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             cfg = load_config(run_dir / "config.yaml", overrides)
             if not (run_dir / CHECKPOINT_NAME).is_file():
                 raise CheckpointError(f"{run_dir} holds no checkpoint (its run stopped before "
-                                      f"the first one); {_restart(run_dir, cfg)}")
+                                      f"the first one); {_restart(run_dir, cfg, prog)}")
             done = completed_summary(run_dir, cfg)
             if done is not None:
                 # Nothing to train or evaluate: its final.zip and evaluation stay as they are.
                 steps, total = done["num_timesteps"], cfg.training.total_timesteps
-                resume = f"python -m training.train --resume {shlex.quote(str(run_dir))}"
+                resume = f"{prog} --resume {shlex.quote(str(run_dir))}"
                 if steps >= total:
                     print(f"{run_dir}: the run is already complete at {steps} steps "
                           f"(training.total_timesteps {total}); to train it further: "
@@ -729,7 +773,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                           f"--time-limit-minutes <more than {limit:g}>")
                 return done
         else:
-            cfg = load_config(args.config, overrides)
+            cfg = load_config(config_path, overrides)
             check_init_from(cfg)
             run_dir = make_run_dir(cfg, args.runs_dir, args.run_name)
             save_config(cfg, run_dir / "config.yaml")
@@ -742,10 +786,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         name = summary["stopped_by_signal"]
         if summary.get("stopped_in_warm_start"):
             print(f"stopped by {name} during the warm start, before the first checkpoint: "
-                  f"nothing to resume; {_restart(run_dir, cfg)}")
+                  f"nothing to resume; {_restart(run_dir, cfg, prog)}")
         else:
             print(f"stopped by {name} after a checkpoint at step {summary['checkpoint_step']}; "
-                  f"continue with: python -m training.train --resume "
+                  f"continue with: {prog} --resume "
                   f"{shlex.quote(str(run_dir))}")
         raise SystemExit(128 + signal.Signals[name].value)  # the shell's code for a signal
     return summary
@@ -783,10 +827,10 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
     return summary
 
 
-def _restart(run_dir: Path, cfg: Config) -> str:
+def _restart(run_dir: Path, cfg: Config, prog: str) -> str:
     """How to start the run in ``run_dir`` again: in the same directory if it sits where
     ``--runs-dir`` and ``--run-name`` can name it, else as a new run from its config."""
-    command = f"python -m training.train --config {shlex.quote(str(run_dir / 'config.yaml'))}"
+    command = f"{prog} {shlex.quote(str(run_dir / 'config.yaml'))}"
     if run_dir.parent.name != cfg.game:
         return f"start a new run from its config: {command}"
     return (f"start it again: {command} --runs-dir {shlex.quote(str(run_dir.parent.parent))} "
