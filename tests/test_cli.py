@@ -100,8 +100,8 @@ def test_games_text_names_every_option_with_its_default_and_allowed_values(capsy
         assert f"{name} ({spec.title})" in out
         for key, option in spec.engine_class().options().items():
             default = option.default
-            shown = f"{list(default) if isinstance(default, tuple) else default!r}; " \
-                    f"{option.allowed()}"
+            shown = (f"default {list(default) if isinstance(default, tuple) else default!r}; "
+                     f"allowed: {option.allowed()}")
             assert [key, shown] in lines, (name, key)
     code, out, _ = run(capsys, "games", "dogpile")
     assert code == 0 and out.startswith("dogpile (Dogpile)") and "roy (ROY)" not in out
@@ -378,3 +378,14 @@ def test_nothing_installed_imports_the_checkout_only_name_training() -> None:
             offenders += [f"{path.relative_to(ROOT)}:{node.lineno} imports {name}"
                           for name in names if name.split(".")[0] == "training"]
     assert not offenders, offenders
+
+
+def test_output_cut_short_by_its_reader_is_no_traceback() -> None:
+    """``card-envs games | head``: the reader leaves early; the command ends quietly. (The
+    reading end is closed before the command has imported enough to write.)"""
+    process = subprocess.Popen([sys.executable, "-m", "card_envs", "games"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1 and not err, err

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,4 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{', '.join(by_name)} (see {PROG} --help)", file=sys.stderr)
         return 2
     run = importlib.import_module(command.module).main
-    return int(run(args[1:], f"{PROG} {command.name}"))
+    try:
+        return int(run(args[1:], f"{PROG} {command.name}"))
+    except BrokenPipeError:  # `card-envs games | head`: the reader has all it wanted
+        # Python's recipe: point stdout at devnull, so that the flush at exit fails no more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -76,10 +76,11 @@ def format_game(game: dict[str, Any]) -> str:
         lines.append("  actions, observation and state sizes by players:")
         lines += [f"    {n}: {s['actions']} actions, observation {s['observation']}, state "
                   f"{s['state']}" for n, s in by_players.items()]
-    lines.append("  options (default; allowed):")
+    lines.append("  options:")
     width = max(len(k) for k in game["options"])
     for key, option in game["options"].items():
-        lines.append(f"    {key:<{width}}  {option['default']!r}; {option['allowed']}")
+        lines.append(f"    {key:<{width}}  default {option['default']!r}; allowed: "
+                     f"{option['allowed']}")
         lines += textwrap.wrap(option["doc"], WIDTH, initial_indent=" " * (width + 6),
                                subsequent_indent=" " * (width + 6))
     return "\n".join(lines)
