@@ -185,6 +185,18 @@ def test_train_takes_a_config_file_and_the_older_config_flag(tmp_path: Path, cap
     assert seeds == [77, 77, data["seed"]]
 
 
+def test_a_file_named_like_a_game_is_the_user_s(tmp_path: Path, capsys, fake_train,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``card-envs train roy`` in a directory holding a file ``roy`` trains that file."""
+    data = yaml.safe_load((ROOT / "configs" / "roy.yaml").read_text())
+    (tmp_path / "roy").write_text(yaml.safe_dump({**data, "seed": 99}))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "train", "roy", "--no-progress")
+    assert code == 0, err
+    ((cfg, run_dir, _),) = fake_train
+    assert cfg.seed == 99 and run_dir.parent == Path("runs") / "roy"
+
+
 def _usage_error(capsys: pytest.CaptureFixture, *argv: str) -> str:
     code, _, err = run(capsys, *argv)
     assert code == 2, err

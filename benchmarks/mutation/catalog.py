@@ -66,6 +66,10 @@ VERSIONS = "card_envs/versions.py"
 REGISTRATION = "card_envs/core/registration.py"
 VERSION_CHECK = "tests/env_versions.py"
 VERSION_TESTS = "tests/test_versions.py"
+SHIPPED = "training/shipped.py"
+ASSIGNMENTS = "training/assignments.py"
+CHECKOUT_ALIAS = "training/_checkout.py"
+CLI_EXTRAS = "card_envs/cli/extras.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1901,5 +1905,52 @@ CATALOG: tuple[Mutant, ...] = (
         new="    if not version.options:\n",
         tests=(f"{VERSION_TESTS}::test_a_retired_pettingzoo_id_raises_naming_the_current_id",),
         why="the error does not say which options of the new version play the old rules",
+    ),
+    # -- the card-envs command and the package layout ----------------------------------------
+    Mutant(
+        id="cli-set-values-dropped",
+        area="training",
+        path=TRAIN,
+        old="            cfg = load_config(config_path, overrides)\n",
+        new="            cfg = load_config(config_path)\n",
+        tests=("tests/test_cli.py::test_train_a_game_by_name_with_set",),
+        why="card-envs train validates --set but trains the file's values",
+    ),
+    Mutant(
+        id="cli-set-key-twice-last-wins",
+        area="training",
+        path=ASSIGNMENTS,
+        old="        if key in values:\n",
+        new="        if False:\n",
+        tests=("tests/test_cli.py::test_set_syntax_errors_name_the_item",),
+        why="--set seed=1 --set seed=2 silently trains seed 2",
+    ),
+    Mutant(
+        id="cli-shipped-name-over-the-user-s-file",
+        area="training",
+        path=SHIPPED,
+        old="    if path.is_file():\n        return path\n    shipped = shipped_configs()\n",
+        new="    shipped = shipped_configs()\n    if path.is_file() and source not in shipped:\n"
+            "        return path\n",
+        tests=("tests/test_cli.py::test_a_file_named_like_a_game_is_the_user_s",),
+        why="a user's config file named like a game is ignored for the shipped one",
+    ),
+    Mutant(
+        id="cli-extra-marker-ignored",
+        area="training",
+        path=CLI_EXTRAS,
+        old='    return Marker(marker).evaluate({"extra": extra})',
+        new="    return True",
+        tests=("tests/test_cli.py::test_the_extra_check_reads_the_installed_extra",),
+        why="card-envs train asks for another extra's libraries (dev, bench) before it runs",
+    ),
+    Mutant(
+        id="cli-checkout-training-a-second-copy",
+        area="training",
+        path=CHECKOUT_ALIAS,
+        old="    sys.modules[ALIAS] = real\n",
+        new="",
+        tests=("tests/test_cli.py::test_the_checkout_s_training_is_card_envs_training",),
+        why="the checkout's training package is loaded twice: two ConfigError classes",
     ),
 )
