@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -345,11 +347,23 @@ def test_bench_without_rlcard_measures_the_rest(tmp_path: Path, capsys, monkeypa
 
 
 # -- layout ------------------------------------------------------------------------------------
+def _trainer_found_elsewhere(root: Path, env: dict[str, str] | None = None) -> bool:
+    """Whether a process in ``root`` would find card_envs.training outside it (an editable
+    install of another checkout maps it there)."""
+    done = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
+                           "s = u.find_spec('card_envs.training'); print(s.origin if s else '')"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    origin = done.stdout.strip()
+    return bool(origin) and not Path(origin).resolve().is_relative_to(root.resolve())
+
+
 @pytest.mark.parametrize("first", ["training", "card_envs.training"])
 def test_the_checkout_s_training_is_card_envs_training(first: str) -> None:
     """One module object per source, whichever name is imported first: the exception a
     command raises is the one the tests catch, and a checkpoint pickles the class under the
     name an install has."""
+    if first == "card_envs.training" and _trainer_found_elsewhere(ROOT):
+        pytest.skip("a copy of the repository: card_envs.training alone is another checkout's")
     code = f"""
 import importlib, sys
 importlib.import_module({first!r} + ".config")
@@ -401,3 +415,30 @@ def test_output_cut_short_by_its_reader_is_no_traceback() -> None:
     process.stdout.close()
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 1 and not err, err
+
+
+def test_a_copy_of_the_checkout_runs_its_own_trainer(tmp_path: Path) -> None:
+    """A copy of the repository run in this environment (the mutation audit's), whose
+    editable install maps card_envs.training to this checkout: importing ``training`` loads
+    the copy's trainer, and a trainer already loaded from elsewhere is an error, not a silent
+    run of other code."""
+    copy = tmp_path / "copy"
+    for name in ("card_envs", "training", "configs"):
+        shutil.copytree(ROOT / name, copy / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd",
+                                                      "_compiled.json"))
+    env = {**os.environ, "PYTHONPATH": str(copy), "CARD_ENVS_PURE_PYTHON": "1"}
+
+    def python(code: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code], cwd=copy, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    done = python("import training, card_envs.training.shipped as s\n"
+                  "print(s.__file__); print(s.config_dir())")
+    assert done.returncode == 0, done.stderr
+    assert all(line.startswith(str(copy)) for line in done.stdout.split()), done.stdout
+    if not _trainer_found_elsewhere(copy, env):
+        pytest.skip("no editable install maps card_envs.training elsewhere")
+    done = python("import card_envs.training\nimport training")
+    assert done.returncode != 0
+    assert "ImportError: card_envs.training was imported from" in done.stderr, done.stderr

@@ -58,20 +58,32 @@ def _real_name(alias: str) -> str:
 
 
 def alias(init_file: str) -> None:
-    """Make ``training`` (being imported from ``init_file``) ``card_envs.training``.
+    """Make ``training`` (being imported from ``init_file``) ``card_envs.training``, loaded
+    from that same directory.
 
-    ``card_envs.training`` comes from the editable install's mapping when there is one, else
-    from this same directory (a checkout with no install, or with a regular one whose
-    ``card_envs`` the checkout's own shadows)."""
-    if REAL not in sys.modules and importlib.util.find_spec(REAL) is None:
+    Not from wherever ``card_envs.training`` would be found: an editable install maps it to
+    the checkout it was installed from, and a copy of the repository run with the same
+    environment (the mutation audit's, another worktree's) would run that checkout's trainer
+    beside its own ``card_envs``. If ``card_envs.training`` is already loaded from elsewhere,
+    the mix is an error naming both, not a silent run of other code."""
+    here = Path(init_file).resolve().parent
+    real = sys.modules.get(REAL)
+    if real is None:
         spec = importlib.util.spec_from_file_location(
-            REAL, init_file, submodule_search_locations=[str(Path(init_file).parent)])
+            REAL, init_file, submodule_search_locations=[str(here)])
         assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[REAL] = module
-        spec.loader.exec_module(module)
-        vars(sys.modules["card_envs"])["training"] = module  # as an import would
-    real = importlib.import_module(REAL)
+        real = importlib.util.module_from_spec(spec)
+        sys.modules[REAL] = real
+        try:
+            spec.loader.exec_module(real)
+        except BaseException:
+            del sys.modules[REAL]
+            raise
+        vars(importlib.import_module("card_envs"))["training"] = real  # as an import would
+    elif Path(real.__file__ or "").resolve().parent != here:
+        raise ImportError(f"{REAL} was imported from {Path(real.__file__ or '').parent} before "
+                          f"{ALIAS} from {here}: import {ALIAS} first (or run from the "
+                          f"checkout {REAL} belongs to)")
     if not any(isinstance(finder, _AliasFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder())
     # `import training` returns what sys.modules holds once the package's code has run.
