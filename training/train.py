@@ -830,7 +830,7 @@ def completed_summary(run_dir: Path, cfg: Config) -> dict[str, Any] | None:
 def _restart(run_dir: Path, cfg: Config, prog: str) -> str:
     """How to start the run in ``run_dir`` again: in the same directory if it sits where
     ``--runs-dir`` and ``--run-name`` can name it, else as a new run from its config."""
-    command = f"{prog} {shlex.quote(str(run_dir / 'config.yaml'))}"
+    command = f"{prog} --config {shlex.quote(str(run_dir / 'config.yaml'))}"
     if run_dir.parent.name != cfg.game:
         return f"start a new run from its config: {command}"
     return (f"start it again: {command} --runs-dir {shlex.quote(str(run_dir.parent.parent))} "
