@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 import card_envs
 from card_envs.cli import COMMANDS, main
 from card_envs.games import GAMES, make_engine
+from training import yaml12
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "stable_baselines3", "sb3_contrib")
@@ -167,9 +167,9 @@ def test_train_a_game_by_name_with_set(tmp_path: Path, capsys, fake_train) -> No
     assert cfg.ppo["learning_rate"] == 3e-4 and isinstance(cfg.ppo["learning_rate"], float)
     assert cfg.training.total_timesteps == 2048 and cfg.training.time_limit_minutes is None
     assert cfg.env["num_players"] == 3
-    saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    saved = yaml12.load((run_dir / "config.yaml").read_text())
     assert saved["training"]["total_timesteps"] == 2048 and saved["env"]["num_players"] == 3
-    shipped = yaml.safe_load((ROOT / "configs" / "roy.yaml").read_text())
+    shipped = yaml12.load((ROOT / "configs" / "roy.yaml").read_text())
     assert saved["seed"] == shipped["seed"]  # the rest is the shipped config's
     assert f"run directory: {run_dir}" in out
 
@@ -177,8 +177,8 @@ def test_train_a_game_by_name_with_set(tmp_path: Path, capsys, fake_train) -> No
 def test_train_takes_a_config_file_and_the_older_config_flag(tmp_path: Path, capsys,
                                                            fake_train) -> None:
     path = tmp_path / "mine.yaml"
-    data = yaml.safe_load((ROOT / "configs" / "memory_uno.yaml").read_text())
-    path.write_text(yaml.safe_dump({**data, "seed": 77}))
+    data = yaml12.load((ROOT / "configs" / "memory_uno.yaml").read_text())
+    path.write_text(yaml12.dump({**data, "seed": 77}))
     for argv in ([str(path)], ["--config", str(path)], ["--config", "memory_uno"]):
         code, _, err = run(capsys, "train", *argv, "--runs-dir", str(tmp_path / "runs"),
                            "--no-progress")
@@ -190,8 +190,8 @@ def test_train_takes_a_config_file_and_the_older_config_flag(tmp_path: Path, cap
 def test_a_file_named_like_a_game_is_the_user_s(tmp_path: Path, capsys, fake_train,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """``card-envs train roy`` in a directory holding a file ``roy`` trains that file."""
-    data = yaml.safe_load((ROOT / "configs" / "roy.yaml").read_text())
-    (tmp_path / "roy").write_text(yaml.safe_dump({**data, "seed": 99}))
+    data = yaml12.load((ROOT / "configs" / "roy.yaml").read_text())
+    (tmp_path / "roy").write_text(yaml12.dump({**data, "seed": 99}))
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, "train", "roy", "--no-progress")
     assert code == 0, err
@@ -221,10 +221,10 @@ def test_set_is_validated_exactly_like_the_file(tmp_path: Path, capsys, fake_tra
     runs = tmp_path / "runs"
     from_set = _usage_error(capsys, "train", "roy", "--set", f"{key}={value}", "--runs-dir",
                             str(runs))
-    data = yaml.safe_load((ROOT / "configs" / "roy.yaml").read_text())
-    data["ppo"][file_key] = yaml.safe_load(value)
+    data = yaml12.load((ROOT / "configs" / "roy.yaml").read_text())
+    data["ppo"][file_key] = yaml12.load(value)
     path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path.write_text(yaml12.dump(data))
     from_file = _usage_error(capsys, "train", str(path), "--runs-dir", str(runs))
     for err in (from_set, from_file):
         assert re.search(message, err), err

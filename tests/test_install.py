@@ -24,6 +24,7 @@ import pytest
 
 from card_envs import compiled
 from tests.test_packaging import ROOT, build_sdist, copy_tracked
+from training import yaml12
 
 pytestmark = pytest.mark.install
 
@@ -114,8 +115,9 @@ def test_a_wheel_installed_with_its_train_extra_trains_resumes_and_evaluates(
     assert f"run directory: {Path('runs') / 'roy' / 'r'}" in out
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["num_timesteps"] == 1024 and summary["evaluation"]
-    config = (run_dir / "config.yaml").read_text()
-    assert "total_timesteps: 1024" in config and "net_arch:\n    - 32\n    - 32" in config
+    config = yaml12.load((run_dir / "config.yaml").read_text())
+    assert config["training"]["total_timesteps"] == 1024
+    assert config["ppo"]["policy_kwargs"]["net_arch"] == [32, 32]
 
     out = _ok(_run([card_envs, "train", "--resume", str(run_dir), "--total-timesteps", "2048",
                     "--no-progress"], work))
