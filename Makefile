@@ -12,7 +12,7 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure mutation lint bench docs docs-serve release clean
+.PHONY: run demo build test test-pure test-install mutation lint bench docs docs-serve release clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -42,6 +42,12 @@ test: build
 # The same tests on the plain-Python modules (what an install without a C compiler runs).
 test-pure: $(VENV)/.installed
 	CARD_ENVS_PURE_PYTHON=1 $(PY) -m pytest -n 2
+
+# What `pip install "card-envs[train]"` gives a user: the wheel built from the sdist, installed
+# with its extra into a fresh virtualenv, then card-envs games, train, --resume and evaluate
+# from an empty directory (tests/test_install.py; minutes, so not in `make test`).
+test-install: $(VENV)/.installed
+	$(PY) -m pytest -m install -n 0 tests/test_install.py
 
 # The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
 mutation: $(VENV)/.installed

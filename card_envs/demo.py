@@ -1,7 +1,7 @@
 """A short demo: one episode of a game (ROY by default) rendered move by move, then heuristic
 vs random over many episodes.
 
-    python -m card_envs.demo [--game roy] [--games 2000] [--seed 0]
+    card-envs demo [--game roy] [--games 2000] [--seed 0]   (or python -m card_envs.demo)
 """
 
 from __future__ import annotations
@@ -55,11 +55,15 @@ def _int_from(lo: int) -> Callable[[str], int]:
     return parse
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    parser.add_argument("--game", default="roy", choices=list(GAMES))
-    parser.add_argument("--games", type=_int_from(1), default=2000)
-    parser.add_argument("--seed", type=_int_from(0), default=0)
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    parser = argparse.ArgumentParser(prog=prog,
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--game", default="roy", choices=list(GAMES),
+                        help="the game (default: roy)")
+    parser.add_argument("--games", type=_int_from(1), default=2000,
+                        help="heuristic vs random games after the shown one (default: 2000)")
+    parser.add_argument("--seed", type=_int_from(0), default=0,
+                        help="seed of the shown game and of the match (default: 0)")
     args = parser.parse_args(argv)
 
     show_one_episode(args.game, args.seed)

@@ -4,6 +4,10 @@ import warnings
 
 import pytest
 
+# Before anything imports card_envs.training: this checkout's training/ is the trainer the
+# tests run (training/_checkout.py), also in a copy of the repository (the mutation audit's)
+# whose environment has another checkout installed in editable mode.
+import training  # noqa: F401
 from card_envs.games import GAMES
 
 

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("rlcard")
 
 import card_envs  # noqa: E402
-from benchmarks import throughput  # noqa: E402
+from card_envs.bench import throughput  # noqa: E402
 
 
 def test_throughput_benchmark_measures_every_case(tmp_path: Path, capsys) -> None:

@@ -23,6 +23,7 @@ from training.config import (
     SelfPlayConfig,
     config_schema,
     from_dict,
+    load_config,
     schema_text,
 )
 
@@ -181,3 +182,44 @@ def test_the_schema_describes_every_key_and_default() -> None:
     for key, value in PPO_DEFAULTS.items():
         if key != "policy_kwargs":
             assert ppo[key]["default"] == value, key
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        # A key that is no text (YAML's 1:, null:, true:) is an unknown key where it stands, as
+        # before the schema moved to pydantic: pydantic said the section was no mapping, and
+        # crashed on optimizer_kwargs (KeyError: 'propertyNames').
+        ({1: 2}, r"^1: unknown key; allowed: env, evaluation, features, game, ppo, "),
+        ({"selfplay": {None: 1}}, r"^selfplay\.None: unknown key; allowed: latest_prob, "),
+        ({"training": {True: 1, "total_timesteps": 0}}, r"training\.total_timesteps: expected "
+         r"an integer >= 1, got 0\ntraining\.True: unknown key; allowed: checkpoint_every"),
+        ({"ppo": {"policy_kwargs": {1: 2}}}, r"^ppo\.policy_kwargs\.1: unknown key; allowed: "
+         r"net_arch, "),
+        ({"ppo": {"policy_kwargs": {"optimizer_kwargs": {1: 2}}}},
+         r"^ppo\.policy_kwargs\.optimizer_kwargs\.1: unknown key; allowed: amsgrad, betas, "),
+    ],
+)
+def test_a_key_that_is_no_name_is_an_unknown_key(section: dict[Any, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        from_dict({"game": "roy", **section})
+
+
+@pytest.mark.parametrize(
+    ("dotted", "value", "message"),
+    [
+        ("seed.x", 3, r"with seed\.x=3: seed: expected a mapping to set seed\.x in, got 0$"),
+        ("ppo.policy_kwargs.net_arch.pi", [64], r": ppo\.policy_kwargs\.net_arch: expected a "
+         r"mapping to set ppo\.policy_kwargs\.net_arch\.pi in, got \[128, 128\]$"),
+    ],
+)
+def test_an_override_inside_a_value_that_is_no_section_is_an_error(
+        dotted: str, value: Any, message: str, tmp_path: Path) -> None:
+    """``--set seed.x=3`` (or ``net_arch.pi`` where the file gives a list) was dropped without
+    a word and the run trained as if it had not been given."""
+    path = tmp_path / "c.yaml"
+    path.write_text("game: roy\nseed: 0\nppo:\n  policy_kwargs:\n    net_arch: [128, 128]\n")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, {dotted: value})
+    assert load_config(path, {"ppo.policy_kwargs.net_arch": {"pi": [64], "vf": [64]}}
+                       ).ppo["policy_kwargs"]["net_arch"] == {"pi": [64], "vf": [64]}

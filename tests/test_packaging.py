@@ -18,7 +18,12 @@ from card_envs import compiled
 from tests.test_compiled import build_environment
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "card_envs")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "card_envs", "training",
+           "configs")
+#: The repository's directories the wheel installs inside the package (pyproject's
+#: package-dir), as the installed package's own: card_envs.training, card_envs.configs.
+MAPPED = {"card_envs": "card_envs", "training": "card_envs/training",
+          "configs": "card_envs/configs"}
 #: What a build leaves in the checkout's package (an in-place compiled build): not sources.
 BUILT = ("__pycache__", "*.so", "*.pyd", compiled.MANIFEST)
 
@@ -61,7 +66,8 @@ def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository
     wheel = _build_wheel(tmp_path, build)
     version = card_envs.__version__
     names = set(zipfile.ZipFile(wheel).namelist())
-    package = {p.relative_to(ROOT).as_posix() for p in (ROOT / "card_envs").rglob("*")
+    package = {f"{installed}/{p.relative_to(ROOT / source).as_posix()}"
+               for source, installed in MAPPED.items() for p in (ROOT / source).rglob("*")
                if p.is_file() and not any(p.match(pattern) for pattern in BUILT)
                and "__pycache__" not in p.parts}
     if build == "sources":
@@ -78,6 +84,11 @@ def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository
     assert {n for n in names if not n.startswith(f"{info}/")} == package | extra
     assert {f"card_envs/games/{game}/RULES.md" for game in card_envs.GAMES} <= names
     assert "card_envs/py.typed" in names
+    assert {f"card_envs/configs/{game}.yaml" for game in card_envs.GAMES} <= names
+    assert "card_envs/training/train.py" in names
+    assert not {n for n in names if n.split("/")[0] in ("training", "configs")}  # no top level
+    entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
+    assert "card-envs = card_envs.cli:main" in entry_points
     assert f"{info}/licenses/LICENSE" in names
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
@@ -104,6 +115,11 @@ for game, spec in card_envs.GAMES.items():
         _, _, term, trunc, info = env.step(action)
         if term or trunc:
             _, info = env.reset()
+from card_envs.training.shipped import config_dir, shipped_configs
+assert str(config_dir()).startswith({str(site)!r}), config_dir()
+assert set(card_envs.GAMES) <= set(shipped_configs())
+import importlib.util
+assert importlib.util.find_spec("training") is None  # the trainer only under card_envs
 print("ok")
 """
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -124,30 +140,43 @@ def test_the_envs_and_agents_import_without_torch_or_sb3() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
-def test_the_sdist_holds_the_whole_source_tree(tmp_path: Path) -> None:
-    """The sdist is the repository's tracked files (but .gitignore): its tests need their
-    conftest, helpers and golden playthroughs, and its README's commands need the Makefile,
-    constraints.txt, configs/ and training/ (setuptools alone shipped the test modules only)."""
+def copy_tracked(dst: Path) -> set[str]:
+    """Copy the repository's tracked files (what a clone holds) into ``dst``; their names.
+    Skips the calling test outside a git checkout."""
     git = shutil.which("git")
     listed = subprocess.run([git, "ls-files"], cwd=ROOT, capture_output=True, text=True,
                             timeout=60) if git else None
     if listed is None or listed.returncode != 0:
         pytest.skip("needs a git checkout")
     tracked = set(listed.stdout.split()) | {"MANIFEST.in"}
-    src = tmp_path / "src"
+    copied = set()
     for name in tracked:
         if (ROOT / name).is_file():  # a file deleted but not yet committed is left out
-            (src / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, src / name)
-    out = tmp_path / "dist"
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dst / name)
+            copied.add(name)
+    return copied
+
+
+def build_sdist(src: Path, out: Path) -> Path:
+    """The sdist of the source tree ``src``, built into ``out``."""
     build = subprocess.run(
         [sys.executable, "-c", f"from setuptools import build_meta; "
                                f"build_meta.build_sdist({str(out)!r})"],
         cwd=src, capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stdout + build.stderr
     (sdist,) = out.glob("*.tar.gz")
+    return sdist
+
+
+def test_the_sdist_holds_the_whole_source_tree(tmp_path: Path) -> None:
+    """The sdist is the repository's tracked files (but .gitignore): its tests need their
+    conftest, helpers and golden playthroughs, and its README's commands need the Makefile,
+    constraints.txt, configs/ and training/ (setuptools alone shipped the test modules only)."""
+    tracked = copy_tracked(tmp_path / "src")
+    sdist = build_sdist(tmp_path / "src", tmp_path / "dist")
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    expected = {name for name in tracked if (ROOT / name).is_file()} - {".gitignore"}
+    expected = tracked - {".gitignore"}
     assert expected <= names, sorted(expected - names)
     assert not {n for n in names if "__pycache__" in n or n.endswith(".pyc")}

@@ -373,3 +373,24 @@ def test_entry_module_docstrings_usage_runs_and_names_every_option(game: str) ->
     options = GAMES[game].engine_class().OPTIONS
     single = [o for o, opt in options.items() if opt.choices is not None and len(opt.choices) == 1]
     assert [o for o in options if o not in single and f"`{o}`" not in variants.group(1)] == []
+
+
+#: The pages a newcomer copies ids from (docs/versioning.md, results.md and CHANGELOG.md name
+#: retired versions on purpose).
+NEWCOMER_PAGES = [README, *(README.parent / "docs" / name for name in (
+    "index.md", "getting-started.md", "cli.md", "training.md", "evaluation.md", "scaling.md",
+    "search.md"))]
+
+
+@pytest.mark.parametrize("page", NEWCOMER_PAGES, ids=lambda p: p.name)
+def test_the_env_ids_and_modules_a_page_names_are_current(page: Path) -> None:
+    """An id or entry module of a retired version raises RetiredEnvError: a page that names
+    one (the README's PettingZoo id stayed at v0 when the games moved to v1) fails its reader
+    on the first line they copy."""
+    from card_envs.games import GAMES
+
+    text = page.read_text(encoding="utf-8")
+    current = {i for spec in GAMES.values() for i in (spec.gym_id, spec.pz_id, spec.module)}
+    named = set(re.findall(r"card_envs/[A-Za-z_]+-v\d+", text)) | {
+        f"card_envs.{m}" for m in re.findall(r"\b([a-z_]+_v\d+)\b", text)}
+    assert sorted(named - current) == []

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.files import atomic_write, atomic_write_bytes, serialised
+from .files import atomic_write, atomic_write_bytes, serialised
 
 __all__ = ["CHECKPOINT_NAME", "RESUMABLE_KEYS", "CheckpointError", "atomic_write",
            "load_checkpoint", "rng_states", "save_checkpoint", "set_rng_states"]

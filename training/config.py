@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema, ValidationError
 from pydantic_core import core_schema
 
-from training import yaml12
+from . import yaml12
 
 
 class ConfigError(ValueError):
@@ -65,7 +65,8 @@ class PolicyKwargs(_Strict):
     ortho_init: bool = True
     normalize_images: bool = True
     share_features_extractor: bool = True
-    optimizer_kwargs: dict[str, Any] | None = Field(
+    # Any keys: torch names the allowed ones (_check_torch), a key that is no name included.
+    optimizer_kwargs: dict[Any, Any] | None = Field(
         None, description="torch.optim.Adam arguments other than lr (checked by torch)")
 
 
@@ -245,7 +246,7 @@ def from_dict(data: Any, *, check_cuda: bool = True) -> Config:
     try:
         cfg = Config.model_validate(data)
     except ValidationError as err:
-        from training.config_errors import describe
+        from .config_errors import describe
 
         raise ConfigError(describe(err, data)) from None
     _check_game(cfg)
@@ -312,7 +313,7 @@ def _check_torch(cfg: Config, check_cuda: bool) -> None:
                if k not in ("params", "lr")]
     for key in optimizer:
         if key not in allowed:
-            from training.config_errors import unknown_key
+            from .config_errors import unknown_key
 
             raise ConfigError(unknown_key("ppo.policy_kwargs.optimizer_kwargs.", str(key),
                                           allowed))
@@ -399,18 +400,19 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, *,
     data = parse_yaml(_read_text(path), where)
     if overrides and isinstance(data, dict):
         data = copy.deepcopy(data)
+        where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
         for dotted, value in overrides.items():
             *sections, key = dotted.split(".")
             node = data
-            for section in sections:
+            for depth, section in enumerate(sections):
                 if node.get(section) is None:
                     node[section] = {}
                 node = node[section]
-                if not isinstance(node, dict):
-                    break  # the section itself is invalid: validation says so
-            else:
-                node[key] = value
-        where += " with " + ", ".join(f"{k}={v!r}" for k, v in overrides.items())
+                if not isinstance(node, dict):  # seed.x, or net_arch.pi over a list: never
+                    held = ".".join(sections[:depth + 1])  # dropped without a word
+                    raise ConfigError(f"{where}: {held}: expected a mapping to set {dotted} "
+                                      f"in, got {node!r}")
+            node[key] = value
     try:
         return from_dict(data, check_cuda=check_cuda)
     except ConfigError as err:  # each problem on its own line
@@ -440,7 +442,7 @@ def parse_yaml(text: str, where: str) -> Any:
 
 def save_config(cfg: Config, path: str | Path) -> None:
     """Write the resolved config atomically: a kill mid-write leaves the old file whole."""
-    from training.checkpoint import atomic_write
+    from .checkpoint import atomic_write
 
     text = yaml12.dump(cfg.to_dict())
     Path(path).parent.mkdir(parents=True, exist_ok=True)  # else the error names the temp file

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from training.config import POLICY_CLASS_KEYS, SECTIONS, config_schema
+from .config import POLICY_CLASS_KEYS, SECTIONS, config_schema
 
 
 def describe(err: ValidationError, data: dict[str, Any]) -> str:
@@ -25,10 +25,14 @@ def describe(err: ValidationError, data: dict[str, Any]) -> str:
 
 def _message(error: Any, data: dict[str, Any]) -> str:
     loc, kind = tuple(error["loc"]), error["type"]
-    if kind == "extra_forbidden" or loc[-1:] == ("[key]",):
-        # An unknown key: of a section (extra_forbidden), or of a mapping whose keys are a
-        # fixed few (selfplay.opponents: its key failed the "[key]" check).
-        parent, key = (loc[:-1], loc[-1]) if kind == "extra_forbidden" else (loc[:-2], loc[-2])
+    if kind in ("extra_forbidden", "invalid_key") or loc[-1:] == ("[key]",):
+        # An unknown key: of a section (extra_forbidden; invalid_key: a key that is no text,
+        # such as YAML's 1: or null:, which pydantic names by its str()), or of a mapping whose
+        # keys are a fixed few (selfplay.opponents: its key failed the "[key]" check).
+        if loc[-1:] == ("[key]",):
+            parent, key = loc[:-2], loc[-2]
+        else:
+            parent, key = loc[:-1], error["input"] if kind == "invalid_key" else loc[-1]
         path, node, _, whole = _walk(parent, data)
         if whole:
             section = f"{path}." if path else ""

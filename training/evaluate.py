@@ -44,7 +44,8 @@ from card_envs.agents import agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
 from card_envs.versions import env_name
-from training.actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
+
+from .actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -401,9 +402,25 @@ def plot_report(report: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.evaluate",
-                                     description=__doc__.split("\n\n")[0])
+EXAMPLES = """\
+examples:
+  {prog} --game roy --agents random heuristic --games 2000
+  {prog} --game roy --agents runs/roy/<run> heuristic random --first-vs-rest
+  {prog} --game memory_uno --agents heuristic random --env num_players=3 --duplicate --games 3000
+
+Agents: random, heuristic, a saved policy .zip, or a run directory (its best.zip). The game
+options come from --config, else from the runs among the agents (their config.yaml, which must
+agree), then --env. Writes <out>.json (every match, win rates with 95% Wilson intervals,
+ratings) and <out>.png.
+"""
+
+
+def main(argv: Sequence[str] | None = None,
+         prog: str = "python -m training.evaluate") -> dict[str, Any]:
+    """The command line (``card-envs evaluate``; ``prog`` names it in help and messages)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
+                                     epilog=EXAMPLES.format(prog=prog),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True)
     parser.add_argument("--agents", nargs="+", required=True,
                         help="two or more of: random, heuristic, a policy .zip, a run directory")
@@ -439,7 +456,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import torch
 
     from card_envs.games import GAMES
-    from training.config import ConfigError, parse_yaml
+
+    from .assignments import parse_assignments
+    from .config import ConfigError
 
     if args.game not in GAMES:
         parser.error(f"--game: unknown game {args.game!r}; installed: {', '.join(GAMES)}")
@@ -453,18 +472,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.seed < 0:
         parser.error(f"--seed: expected an integer >= 0, got {args.seed}")
     torch.set_num_threads(1)
-    overrides: dict[str, Any] = {}
-    for item in args.env:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            parser.error(f"--env: expected KEY=VALUE, got {item!r}")
-        if key in overrides:
-            parser.error(f"--env: {key} given twice; keep one")
-        try:
-            overrides[key] = parse_yaml(value, f"--env {item}")
-        except ConfigError as err:
-            parser.error(str(err))
-    from training.config import load_config
+    try:
+        overrides = parse_assignments(args.env, "--env")
+    except ConfigError as err:
+        parser.error(str(err))
+    from .config import load_config
 
     # Where the game options come from: --config, else the runs among the agents (a policy is
     # only meaningful on the variant it was trained on), else the game's defaults.

@@ -23,8 +23,9 @@ from sb3_contrib import MaskablePPO
 from card_envs.agents import make_agent
 from card_envs.core.engine import check_count
 from card_envs.games import make_engine
-from training.actors import TorchPolicyActor
-from training.selfplay import check_reward, reward_weights
+
+from .actors import TorchPolicyActor
+from .selfplay import check_reward, reward_weights
 
 
 class WarmStartStopped(Exception):

@@ -28,7 +28,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from card_envs.agents import make_agent
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import make_engine
-from training.actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
+
+from .actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j

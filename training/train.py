@@ -45,8 +45,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat, configure
 
 from card_envs.agents.provenance import env_identity, identity_differences, with_identity
-from training.actors import TorchPolicyActor
-from training.checkpoint import (
+
+from .actors import TorchPolicyActor
+from .checkpoint import (
     CHECKPOINT_NAME,
     CheckpointError,
     load_checkpoint,
@@ -54,13 +55,13 @@ from training.checkpoint import (
     save_checkpoint,
     set_rng_states,
 )
-from training.config import Config, ConfigError, from_dict, load_config, save_config
-from training.evaluate import evaluate, plot_report
-from training.files import RunWriteError, atomic_write, atomic_write_bytes, serialised, writing
-from training.plots import plot_training_curve
-from training.pretrain import WarmStartStopped, pretrain
-from training.run_lock import LOCK_NAME, RunLock, RunLockedError
-from training.selfplay import SelfPlayVecEnv
+from .config import Config, ConfigError, from_dict, load_config, save_config
+from .evaluate import evaluate, plot_report
+from .files import RunWriteError, atomic_write, atomic_write_bytes, serialised, writing
+from .plots import plot_training_curve
+from .pretrain import WarmStartStopped, pretrain
+from .run_lock import LOCK_NAME, RunLock, RunLockedError
+from .selfplay import SelfPlayVecEnv
 
 EVAL_OPPONENTS = ("random", "heuristic")
 #: How the command line is started by default; :func:`main` takes another (``card-envs train``)
@@ -828,25 +829,57 @@ def final_evaluation(cfg: Config, run_dir: Path) -> dict[str, Any]:
                                       "games": m["games"]} for m in report["matches"]}
 
 
+EXAMPLES = """\
+examples:
+  {prog} roy                                  # the shipped config of a game
+  {prog} configs/roy.yaml --seed 3            # a config file, another seed
+  {prog} roy --set training.time_limit_minutes=5 --set ppo.learning_rate=3e-4
+  {prog} --resume runs/roy/<run>              # continue from its checkpoint
+  {prog} --resume runs/roy/<run> --total-timesteps 4000000   # train a finished run further
+
+A run writes runs/<game>/<run>/: config.yaml (resolved), checkpoint.pt, latest.zip, best.zip,
+final.zip, progress.csv, eval.csv, tb/ (TensorBoard), training_curve.png, evaluation.json and
+summary.json. Ctrl-C (or SIGTERM) stops at the next rollout boundary after a checkpoint, from
+which --resume continues exactly; a second Ctrl-C aborts at once.
+"""
+
+
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
-    """The command line. ``prog``: how the user started it (``card-envs train`` calls this with
-    its own name), which every command an error or a summary suggests begins with."""
-    parser = argparse.ArgumentParser(prog=prog, description="Self-play MaskablePPO training.")
+    """The command line (``card-envs train``; ``prog`` names it in help and messages, and
+    every command an error or a summary suggests begins with it)."""
+    from .assignments import parse_assignments
+    from .shipped import resolve_config, shipped_configs
+
+    parser = argparse.ArgumentParser(
+        prog=prog, epilog=EXAMPLES.format(prog=prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Self-play MaskablePPO training of any card-envs game from one YAML config "
+                    "(see the training docs for every key).")
     src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--config", help="configs/<game>.yaml")
-    src.add_argument("--resume", help="runs/<game>/<run>: continue from its checkpoint")
-    parser.add_argument("--runs-dir", default="runs", help="the directory that holds <game>/<run>")
+    src.add_argument("source", nargs="?", metavar="GAME_OR_CONFIG",
+                     help="a game, whose shipped config it trains (shipped: "
+                          f"{', '.join(shipped_configs())}), or a config .yaml file")
+    src.add_argument("--config", help="the same as GAME_OR_CONFIG (the older spelling)")
+    src.add_argument("--resume", metavar="RUN_DIR",
+                     help="runs/<game>/<run>: continue from its checkpoint")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="assignments",
+                        help="set any config key, dotted (training.time_limit_minutes=5, "
+                             "ppo.learning_rate=3e-4, env.num_players=3); the value is YAML, "
+                             "checked as in the file; repeat for more keys")
+    parser.add_argument("--runs-dir", default="runs",
+                        help="the directory that holds <game>/<run> (default: runs)")
     parser.add_argument("--run-name", default=None,
                         help="default: <date>-<time>-seed<seed>; a directory of that name that "
                              "holds no checkpoint is started again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--seed", type=int, default=None,
-                        help="with --config: override the config's seed (one config, many seeds)")
+                        help="a new run's seed (--set seed=N): one config, many seeds")
     parser.add_argument("--total-timesteps", type=int, default=None,
-                        help="override training.total_timesteps (with --resume: train the run "
+                        help="--set training.total_timesteps=N (with --resume: train the run "
                              "to this many steps, e.g. to extend a finished run)")
     parser.add_argument("--time-limit-minutes", type=float, default=None,
-                        help="override training.time_limit_minutes: wall time of the whole run, "
+                        help="--set training.time_limit_minutes=M: wall time of the whole run, "
                              "warm start and earlier sessions included")
     parser.add_argument("--allow-policy-mismatch", action="store_true",
                         help="with --resume: continue a checkpoint written by another package "
@@ -855,13 +888,24 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
 
     if args.resume and args.seed is not None:
         parser.error("--seed applies to a new run; a resumed run keeps its own seed")
-    overrides: dict[str, Any] = {}
-    if args.seed is not None:
-        overrides["seed"] = args.seed
-    if args.total_timesteps is not None:
-        overrides["training.total_timesteps"] = args.total_timesteps
-    if args.time_limit_minutes is not None:
-        overrides["training.time_limit_minutes"] = args.time_limit_minutes
+    try:
+        overrides = parse_assignments(args.assignments, "--set")
+    except ConfigError as err:
+        parser.error(str(err))
+    for flag, key, value in (("--seed", "seed", args.seed),
+                             ("--total-timesteps", "training.total_timesteps",
+                              args.total_timesteps),
+                             ("--time-limit-minutes", "training.time_limit_minutes",
+                              args.time_limit_minutes)):
+        if value is not None:
+            if key in overrides:
+                parser.error(f"{flag} and --set {key} both set {key}; keep one")
+            overrides[key] = value
+    if not args.resume:
+        try:
+            config_path = resolve_config(args.source or args.config)
+        except FileNotFoundError as err:
+            parser.error(str(err))
     lock: RunLock | None = None
     try:
         # Everything is validated before a run directory is created or a config rewritten, and
@@ -881,7 +925,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 _print_complete(run_dir, cfg, done, prog)
                 return done
         else:
-            cfg = load_config(args.config, overrides)
+            cfg = load_config(config_path, overrides)
             check_init_from(cfg)
             run_dir, lock = make_run_dir(cfg, args.runs_dir, args.run_name, prog)
             save_config(cfg, run_dir / "config.yaml")

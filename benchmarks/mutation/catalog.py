@@ -71,6 +71,10 @@ FILES = "training/files.py"
 SCHEMA = "card_envs/core/snapshot_specs.py"
 ROY_SCHEMA = "card_envs/games/roy/snapshot.py"
 PROVENANCE = "card_envs/agents/provenance.py"
+SHIPPED = "training/shipped.py"
+ASSIGNMENTS = "training/assignments.py"
+CHECKOUT_ALIAS = "training/_checkout.py"
+CLI_EXTRAS = "card_envs/cli/extras.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1744,6 +1748,25 @@ CATALOG: tuple[Mutant, ...] = (
         why="the schema lets an editor accept another game's option in env",
     ),
     Mutant(
+        id="tr-config-override-into-a-value-dropped",
+        area="training",
+        path=TRAINING_CONFIG,
+        old="over a list: never\n",
+        new="over a list: never\n                    break\n",
+        tests=("tests/test_config_schema.py::"
+               "test_an_override_inside_a_value_that_is_no_section_is_an_error",),
+        why="--set ppo.policy_kwargs.net_arch.pi=[64] over a list is dropped without a word",
+    ),
+    Mutant(
+        id="tr-config-key-not-text-no-unknown-key",
+        area="training",
+        path=CONFIG_ERRORS,
+        old='    if kind in ("extra_forbidden", "invalid_key") or loc[-1:] == ("[key]",):',
+        new='    if kind == "extra_forbidden" or loc[-1:] == ("[key]",):',
+        tests=("tests/test_config_schema.py::test_a_key_that_is_no_name_is_an_unknown_key",),
+        why="a key such as YAML's 1: is reported as a section that is no mapping",
+    ),
+    Mutant(
         id="tr-evaluate-env-flag-kept-once",
         area="training",
         path=EVALUATE,
@@ -2019,5 +2042,52 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_policy_metadata.py::"
                "test_a_run_s_policies_and_checkpoint_record_its_env",),
         why="a checkpoint of another package version resumes without a word",
+    ),
+    # -- the card-envs command and the package layout ----------------------------------------
+    Mutant(
+        id="cli-set-values-dropped",
+        area="training",
+        path=TRAIN,
+        old="            cfg = load_config(config_path, overrides)\n",
+        new="            cfg = load_config(config_path)\n",
+        tests=("tests/test_cli.py::test_train_a_game_by_name_with_set",),
+        why="card-envs train validates --set but trains the file's values",
+    ),
+    Mutant(
+        id="cli-set-key-twice-last-wins",
+        area="training",
+        path=ASSIGNMENTS,
+        old="        if key in values:\n",
+        new="        if False:\n",
+        tests=("tests/test_cli.py::test_set_syntax_errors_name_the_item",),
+        why="--set seed=1 --set seed=2 silently trains seed 2",
+    ),
+    Mutant(
+        id="cli-shipped-name-over-the-user-s-file",
+        area="training",
+        path=SHIPPED,
+        old="    if path.is_file():\n        return path\n    shipped = shipped_configs()\n",
+        new="    shipped = shipped_configs()\n    if path.is_file() and source not in shipped:\n"
+            "        return path\n",
+        tests=("tests/test_cli.py::test_a_file_named_like_a_game_is_the_user_s",),
+        why="a user's config file named like a game is ignored for the shipped one",
+    ),
+    Mutant(
+        id="cli-extra-marker-ignored",
+        area="training",
+        path=CLI_EXTRAS,
+        old='    return Marker(marker).evaluate({"extra": extra})',
+        new="    return True",
+        tests=("tests/test_cli.py::test_the_extra_check_reads_the_installed_extra",),
+        why="card-envs train asks for another extra's libraries (dev, bench) before it runs",
+    ),
+    Mutant(
+        id="cli-checkout-training-a-second-copy",
+        area="training",
+        path=CHECKOUT_ALIAS,
+        old="    sys.modules[ALIAS] = real\n",
+        new="",
+        tests=("tests/test_cli.py::test_the_checkout_s_training_is_card_envs_training",),
+        why="the checkout's training package is loaded twice: two ConfigError classes",
     ),
 )

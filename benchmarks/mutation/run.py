@@ -184,7 +184,9 @@ def _check_copy_imports(root: Path, python: str) -> None:
     """The tests must import the copy's packages, not an installed (editable) checkout."""
     env = _child_env(root)
     code = ("from importlib.util import find_spec; "  # where they would be imported from
-            "print(find_spec('card_envs').origin); print(find_spec('training').origin)")
+            "print(find_spec('card_envs').origin); print(find_spec('training').origin); "
+            # The trainer's installed name, as the tests load it (tests/conftest.py).
+            "import training, card_envs.training; print(card_envs.training.__file__)")
     out = subprocess.run([python, "-c", code], cwd=root, env=env, capture_output=True,
                          text=True, check=True).stdout.split()
     outside = [p for p in out if not Path(p).resolve().is_relative_to(root.resolve())]

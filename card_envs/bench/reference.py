@@ -1,6 +1,7 @@
 """The two reference points the throughput benchmark measures in the same run.
 
-* RLCard's UNO on its native API: the nearest peer among card-game RL packages.
+* RLCard's UNO on its native API: the nearest peer among card-game RL packages (needs
+  ``rlcard``: ``pip install "card-envs[bench]"``).
 * A trivial AEC env wrapped the way PettingZoo's classic envs are (TerminateIllegal,
   AssertOutOfBounds, OrderEnforcing): what PettingZoo's wrapper chain costs per step.
 """
