@@ -79,7 +79,7 @@ class TurnsAsParallel(ParallelEnv):
         return {a: {**self.env.infos[a], "to_act": a == actor} for a in self.agents}
 
     def state(self) -> np.ndarray:
-        return self.env.state()  # type: ignore[no-any-return]
+        return self.env.state()
 
     def render(self) -> Any:
         return self.env.render()
@@ -89,7 +89,7 @@ class TurnsAsParallel(ParallelEnv):
 
     def result(self) -> dict[str, Any]:
         """The wrapped env's ``result()``."""
-        return self.env.result()  # type: ignore[no-any-return]
+        return self.env.result()
 
 
 class MaskInInfo(ParallelEnv):
@@ -135,7 +135,7 @@ class MaskInInfo(ParallelEnv):
         return bare, moved
 
     def state(self) -> np.ndarray:
-        return self.env.state()  # type: ignore[no-any-return]
+        return self.env.state()
 
     def render(self) -> Any:
         return self.env.render()
@@ -145,7 +145,7 @@ class MaskInInfo(ParallelEnv):
 
     def result(self) -> dict[str, Any]:
         """The wrapped env's ``result()``."""
-        return self.env.result()  # type: ignore[no-any-return]
+        return self.env.result()
 
 
 def agilerl_env(env: AECEnv | ParallelEnv) -> MaskInInfo:

@@ -38,6 +38,7 @@ class ObservationWithMask(ParallelEnv):
             raise TypeError(f"ObservationWithMask needs {{'observation', 'action_mask'}} "
                             f"observations, got {space}")
         obs, mask = space["observation"], space["action_mask"]
+        assert isinstance(obs, spaces.Box) and isinstance(mask, spaces.Box)
         self._space = spaces.Box(
             np.concatenate([obs.low, np.zeros(mask.shape, np.float32)]).astype(np.float32),
             np.concatenate([obs.high, np.ones(mask.shape, np.float32)]).astype(np.float32),
@@ -67,7 +68,7 @@ class ObservationWithMask(ParallelEnv):
                 for a, o in observations.items()}
 
     def state(self) -> np.ndarray:
-        return self.env.state()  # type: ignore[no-any-return]
+        return self.env.state()
 
     def render(self) -> Any:
         return self.env.render()
@@ -106,7 +107,9 @@ class MaskedVecEnv(VecEnvWrapper):
             observations = self.venv.reset()
         else:
             # SuperSuit's SB3 wrapper drops reset()'s seed: its own vector env takes it.
-            observations, self.venv.reset_infos = self.venv.venv.reset(seed=self._next_seed)
+            supersuit_venv: Any = self.venv
+            observations, supersuit_venv.reset_infos = supersuit_venv.venv.reset(
+                seed=self._next_seed)
             self._next_seed = None
         return self._split(np.asarray(observations))
 

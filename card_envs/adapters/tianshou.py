@@ -68,7 +68,7 @@ class SeatRewards(AECEnv):
 
     def result(self) -> dict[str, Any]:
         """The wrapped env's ``result()``."""
-        return self.env.result()  # type: ignore[no-any-return]
+        return self.env.result()
 
     # -- episode -----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
