@@ -55,6 +55,12 @@ def _ledgers(collector: Any) -> list[Ledger]:
     return [worker.env.env.env for worker in collector.env.workers]
 
 
+@pytest.fixture(autouse=True)
+def _seeded() -> None:
+    """The random policies draw from numpy's global stream: seeded, each run plays the same."""
+    np.random.seed(0)
+
+
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_the_page_s_collector_runs_every_game(game: str) -> None:
     ns = run(for_game(snippet("tianshou"), game))
@@ -95,7 +101,7 @@ def test_each_seat_s_learner_receives_exactly_what_the_env_paid(game: str) -> No
     paid = {a: sum(ep[a] for ledger in ledgers for ep in ledger.finished) for a in received}
     assert sum(len(ledger.finished) for ledger in ledgers) == 4
     assert received == pytest.approx(paid)
-    assert any(paid.values())
+    assert any(any(ep.values()) for ledger in ledgers for ep in ledger.finished)
 
 
 def test_without_the_adapter_a_loser_s_reward_is_lost() -> None:
