@@ -55,7 +55,8 @@ class TurnsAsParallel(ParallelEnv):
             raise ValueError(f"step() needs a dict with one action per live agent "
                              f"{self.agents}, got {given}")
         env = self.env
-        env.step(actions[env.agent_selection])
+        actor = env.agent_selection
+        env.step(actions[actor])
         rewards = {a: float(env.rewards.get(a, 0.0)) for a in self.agents}
         terminations = {a: bool(env.terminations[a]) for a in self.agents}
         truncations = {a: bool(env.truncations[a]) for a in self.agents}
