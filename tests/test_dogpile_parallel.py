@@ -202,7 +202,10 @@ def test_an_illegal_action_ends_the_episode_by_default_before_any_dog_moves() ->
     assert "keep" in infos["player_1"]["illegal_action"]
     assert "not an integer action" in infos["player_2"]["illegal_action"]
     assert json.dumps(par.engine.state_dict()) == before
-    assert not any(o["action_mask"].any() for o in obs.values())
+    # Ended: every mask all ones, as after any end (no empty row for a masked policy), and
+    # the end's fixed-shape infos: nobody won.
+    assert all(o["action_mask"].all() for o in obs.values())
+    assert all(not info["winners"].any() and info["void_reason"] == "" for info in infos.values())
     with pytest.raises(RuntimeError, match="no live agents"):
         par.step({})
     obs, _ = par.reset(seed=0)
