@@ -194,10 +194,10 @@ def test_turns_as_parallel_refuses_a_wrong_actions_dict() -> None:
 # -- SB3 over SuperSuit: ObservationWithMask ---------------------------------------------------
 def test_observation_with_mask_appends_the_mask() -> None:
     pytest.importorskip("stable_baselines3")
-    from card_envs import dogpile_v0
+    from card_envs import dogpile_v1
     from card_envs.adapters.supersuit import ObservationWithMask
 
-    env = ObservationWithMask(dogpile_v0.parallel_env())
+    env = ObservationWithMask(dogpile_v1.parallel_env())
     obs, _ = env.reset(seed=0)
     assert env.observation_space("player_0").shape == (1518 + 167,)
     for agent, o in obs.items():
@@ -205,4 +205,4 @@ def test_observation_with_mask_appends_the_mask() -> None:
         mask = env.env._masks[env.env.agent_name_mapping[agent]]
         np.testing.assert_array_equal(o[1518:], mask)
     with pytest.raises(TypeError, match="observation"):
-        ObservationWithMask(agilerl_env(dogpile_v0.parallel_env()))
+        ObservationWithMask(agilerl_env(dogpile_v1.parallel_env()))

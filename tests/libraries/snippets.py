@@ -24,9 +24,9 @@ def snippet(library: str, index: int = 0) -> str:
 
 
 def for_game(code: str, game: str) -> str:
-    """The snippet, written for ROY (``roy_v0``), for ``game``."""
-    assert "roy_v0" in code
-    return code.replace("roy_v0", f"{game}_v0")
+    """The snippet, written for ROY (``roy_v1``), for ``game``."""
+    assert "roy_v1" in code
+    return code.replace("roy_v1", f"{game}_v1")
 
 
 def run(code: str, **names: Any) -> dict[str, Any]:

@@ -70,7 +70,7 @@ class Checked(ParallelEnv):
 @pytest.mark.parametrize("game", GAME_NAMES)
 def test_ippo_decides_every_game_through_the_page_s_snippet(game: str) -> None:
     code = for_game(snippet("agilerl"), game).replace(
-        f"agilerl_env({game}_v0.env())", f"Checked(agilerl_env({game}_v0.env()))")
+        f"agilerl_env({game}_v1.env())", f"Checked(agilerl_env({game}_v1.env()))")
     ns = run(code, Checked=Checked)
     env = ns["env"]
     assert ns["decisions"] == 200 and env.decisions == 200

@@ -82,7 +82,7 @@ def test_each_seat_s_learner_receives_exactly_what_the_env_paid(game: str) -> No
     payments to that seat over the collected episodes."""
     config = CONFIG[game]
     code = for_game(snippet("tianshou"), game).replace(
-        f"{game}_v0.env()", f"Ledger({game}_v0.env(**CONFIG))")
+        f"{game}_v1.env()", f"Ledger({game}_v1.env(**CONFIG))")
     ns = run(code, Ledger=Ledger, CONFIG=config)
     algorithm, collector = ns["algorithm"], ns["collector"]
     received: dict[str, float] = {}
