@@ -12,7 +12,8 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure test-install mutation lint bench docs docs-serve release clean
+.PHONY: run demo build test test-pure test-install test-marl mutation lint bench docs docs-serve
+.PHONY: release clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
 $(VENV)/.installed: pyproject.toml constraints.txt
@@ -48,6 +49,12 @@ test-pure: $(VENV)/.installed
 # from an empty directory (tests/test_install.py; minutes, so not in `make test`).
 test-install: $(VENV)/.installed
 	$(PY) -m pytest -m install -n 0 tests/test_install.py
+
+# The RL libraries our users bring, each for real in its own cached virtualenv: TorchRL,
+# Tianshou, AgileRL, SuperSuit + MaskablePPO, and the lowest PettingZoo we support
+# (.ci/libraries.sh; `make test-marl STEPS=torchrl` runs one).
+test-marl:
+	bash .ci/libraries.sh $(STEPS)
 
 # The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
 mutation: $(VENV)/.installed

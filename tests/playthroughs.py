@@ -74,8 +74,16 @@ GYM_OPPONENTS = ("random", "heuristic")
 
 # -- hashing ------------------------------------------------------------------------------------
 def canonical_json(value: Any) -> str:
-    """``value`` as JSON with sorted keys and no spaces (tuples become lists)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """``value`` as JSON with sorted keys and no spaces (tuples and arrays become lists)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False,
+                      default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    """numpy values in infos (the ``winners`` vector) as JSON values."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON data")
 
 
 def _f32(array: np.ndarray) -> bytes:
@@ -218,9 +226,9 @@ def play_gym(game: str, opponent: str, keep_notes: bool = False,
             trace.step([struct.pack("<q", action), _f32(obs), _i8(info["action_mask"]),
                         _f64(reward), _flags(term, trunc),
                         struct.pack("<q", info["learner_seat"]),
-                        canonical_json(info.get("result")).encode()],
+                        canonical_json(info.get("winners")).encode()],
                        lambda x=action, r=reward: f"learner {names[x]} (reward {r})")
-        out.append(trace.episode(reset_seed, action_seed, info["result"]))
+        out.append(trace.episode(reset_seed, action_seed, env.unwrapped.result()))
     env.close()
     return out
 

@@ -121,6 +121,7 @@ def test_two_dogs_digging_the_same_bone_first_in_order_wins() -> None:
     assert engine.held[1] == -1 and engine.dog_phase[1] == 0
     assert int(engine.held[0]) == card_id("KH") and int(engine.held[2]) == card_id("QH")
     assert [i["voided"] for i in infos.values()] == [False, True, False]
+    assert [i["void_reason"] for i in infos.values()] == ["", "conflict", ""]
     assert engine.tick_count == 1  # the fumble cost player_1 the tick
     assert obs["player_1"]["action_mask"][WAIT] == 1
 
@@ -134,6 +135,7 @@ def test_two_dogs_putting_bones_on_the_same_spot() -> None:
     assert int(engine.pile[5]) == card_id("QH") and engine.face_up[5]
     assert int(engine.held[0]) == card_id("KH")  # player_0 still holds its bone
     assert infos["player_0"]["voided"] and not infos["player_1"]["voided"]
+    assert infos["player_0"]["void_reason"] == "conflict"
     assert obs["player_0"]["action_mask"][DOWN + 6] == 1
 
 
@@ -142,6 +144,7 @@ def test_masked_out_actions_become_wait() -> None:
     before = par.engine.state_dict()["fields"]["pile"]
     _, _, _, _, infos = par.step({"player_0": KEEP, "player_1": 10_000, "player_2": "x"})
     assert all(i["voided"] for i in infos.values())
+    assert all(i["void_reason"] == "mask" for i in infos.values())  # the caller's mistakes
     assert par.engine.state_dict()["fields"]["pile"] == before
     assert par.engine.tick_count == 1
 
@@ -199,7 +202,10 @@ def test_an_illegal_action_ends_the_episode_by_default_before_any_dog_moves() ->
     assert "keep" in infos["player_1"]["illegal_action"]
     assert "not an integer action" in infos["player_2"]["illegal_action"]
     assert json.dumps(par.engine.state_dict()) == before
-    assert not any(o["action_mask"].any() for o in obs.values())
+    # Ended: every mask all ones, as after any end (no empty row for a masked policy), and
+    # the end's fixed-shape infos: nobody won.
+    assert all(o["action_mask"].all() for o in obs.values())
+    assert all(not info["winners"].any() and info["void_reason"] == "" for info in infos.values())
     with pytest.raises(RuntimeError, match="no live agents"):
         par.step({})
     obs, _ = par.reset(seed=0)
@@ -225,6 +231,7 @@ def test_a_spot_freed_earlier_in_the_tick_is_still_not_the_later_dogs_to_use() -
     assert engine.order == [1, 2, 0] and int(engine.held[2]) == card_id("QH")
     obs, _, _, _, infos = par.step({"player_0": WAIT, "player_1": 5, "player_2": DOWN + 5})
     assert infos["player_2"]["voided"] and not infos["player_1"]["voided"]
+    assert infos["player_2"]["void_reason"] == "mask"  # legal by then, but not when it chose
     assert int(engine.held[2]) == card_id("QH") and engine.pile[5] == -1
     assert obs["player_2"]["action_mask"][DOWN + 5] == 1  # free now, for the next tick
 
@@ -245,6 +252,8 @@ def test_between_rounds_only_the_sniffer_decides() -> None:
     state = json.dumps(engine.state_dict())
     _, _, _, _, infos = par.step({"player_0": WAIT, "player_1": 3, "player_2": 4})
     assert infos["player_0"]["voided"] and json.dumps(engine.state_dict()) == state
+    assert infos["player_0"]["void_reason"] == "mask"
+    assert not infos["player_1"]["voided"] and infos["player_1"]["void_reason"] == ""
     assert engine.bag == []
     par.step({"player_0": 3, "player_1": 4, "player_2": 5})
     assert len(engine.bag) == 1 and engine.pile[3] == -1 and engine.pile[4] >= 0
@@ -431,3 +440,18 @@ def test_a_finished_games_snapshot_leaves_no_live_agents() -> None:
     assert obs == {} and infos == {} and other.agents == []
     with pytest.raises(RuntimeError, match="no live agents"):
         other.step({})
+
+
+def test_a_finished_game_masks_all_ones_and_reports_winners() -> None:
+    """After the end every dog's mask is all ones, as the AEC and Gymnasium views' (an empty
+    row makes a masked policy sample NaN); infos hold a boolean ``winners`` vector, and
+    ``result()`` the full result."""
+    par, obs = _start()
+    rng = np.random.default_rng(0)
+    while par.agents:
+        obs, _, _, _, infos = par.step(_joint_actions(obs, rng))
+    assert all(o["action_mask"].all() for o in obs.values())
+    result = par.result()
+    for info in infos.values():
+        assert info["winners"].dtype == np.bool_ and info["winners"].shape == (3,)
+        assert np.flatnonzero(info["winners"]).tolist() == result["winners"]

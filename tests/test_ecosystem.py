@@ -197,7 +197,8 @@ def test_gymnasium_same_step_autoreset_and_episode_statistics() -> None:
         returns += rewards
         for i in np.flatnonzero(terms | truncs):
             ended += 1
-            assert infos["final_info"]["_result"][i] and infos["final_obs"][i] is not None
+            assert infos["final_info"]["_winners"][i] and infos["final_obs"][i] is not None
+            assert infos["final_info"]["winners"][i].shape == (2,)
             assert infos["_redeals"][i] and not infos["action_mask"][i].all()
             assert infos["episode"]["r"][i] == pytest.approx(returns[i])
             returns[i] = 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The catalog's grouping (``run.py --area``).
 AREAS = ("roy", "memory_uno", "mega_memory", "deluxe_memory", "dogpile", "core", "training",
-         "docs")
+         "docs", "adapters")
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,9 @@ SHIPPED = "training/shipped.py"
 ASSIGNMENTS = "training/assignments.py"
 CHECKOUT_ALIAS = "training/_checkout.py"
 CLI_EXTRAS = "card_envs/cli/extras.py"
+TIANSHOU_ADAPTER = "card_envs/adapters/tianshou.py"
+AGILERL_ADAPTER = "card_envs/adapters/agilerl.py"
+ADAPTER_TESTS = "tests/test_adapters.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -1298,8 +1301,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-mask-for-every-seat",
         area="core",
         path=AEC_ENV,
-        old="        if seat == engine.current_player and not (",
-        new="        if not (",
+        old="        elif seat == engine.current_player:\n",
+        new="        elif True:\n",
         tests=("tests/test_api_all_games.py::test_only_the_seat_to_act_gets_a_mask",),
         why="a seat that is not to act is shown the acting seat's legal actions",
     ),
@@ -2089,5 +2092,87 @@ CATALOG: tuple[Mutant, ...] = (
         new="",
         tests=("tests/test_cli.py::test_the_checkout_s_training_is_card_envs_training",),
         why="the checkout's training package is loaded twice: two ConfigError classes",
+    ),
+    Mutant(
+        id="ad-tianshou-others-rewards-dropped",
+        area="adapters",
+        path=TIANSHOU_ADAPTER,
+        old=("        for a, reward in inner.rewards.items():\n"
+             "            self._owed[a] += reward\n"),
+        new="        self._owed[agent] += inner.rewards[agent]\n",
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_seat_rewards_pays_each_seat_what_the_env_paid_on_its_own_transitions",),
+        why="a reward paid on another seat's move never reaches that seat's Tianshou learner",
+    ),
+    Mutant(
+        id="ad-tianshou-one-closing-turn",
+        area="adapters",
+        path=TIANSHOU_ADAPTER,
+        old="            self._closing = [a for a in order if a in self.agents]\n",
+        new="            self._closing = [a for a in order if a in self.agents][-1:]\n",
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_seat_rewards_pays_each_seat_what_the_env_paid_on_its_own_transitions",),
+        why="only the last mover closes: the other seats' final payoffs are lost",
+    ),
+    Mutant(
+        id="ad-tianshou-paid-twice",
+        area="adapters",
+        path=TIANSHOU_ADAPTER,
+        old="        self.rewards[agent], self._owed[agent] = self._owed[agent], 0.0\n",
+        new="        self.rewards[agent] = self._owed[agent]\n",
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_seat_rewards_pays_each_seat_what_the_env_paid_on_its_own_transitions",),
+        why="what a seat is owed is paid again on each of its later transitions",
+    ),
+    Mutant(
+        id="ad-agilerl-rewards-to-the-actor-only",
+        area="adapters",
+        path=AGILERL_ADAPTER,
+        old="        rewards = {a: float(env.rewards.get(a, 0.0)) for a in self.agents}\n",
+        new=("        rewards = {a: float(env.rewards.get(a, 0.0)) if a == actor else 0.0\n"
+             "                   for a in self.agents}\n"),
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_turns_as_parallel_pays_every_seat_what_the_aec_env_paid",),
+        why="the Parallel view pays only the seat that acted, as Tianshou's dispatcher did",
+    ),
+    Mutant(
+        id="core-ended-episode-masks-all-zero",
+        area="core",
+        path=AEC_ENV,
+        old="            mask = self._ended_mask.copy()\n",
+        new="            mask = self._zero_mask.copy()\n",
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_after_the_end_every_mask_is_all_ones_and_infos_hold_winners",),
+        why="the last mover's final mask is all false: TorchRL's masked policies sample NaN",
+    ),
+    Mutant(
+        id="core-winners-vector-empty",
+        area="core",
+        path=AEC_ENV,
+        old="    winners[list(engine.winners)] = True\n",
+        new="",
+        tests=(f"{ADAPTER_TESTS}::"
+               "test_after_the_end_every_mask_is_all_ones_and_infos_hold_winners",),
+        why="the end-of-game info says nobody won",
+    ),
+    Mutant(
+        id="dp-parallel-ended-masks-all-zero",
+        area="dogpile",
+        path=DOGPILE_PARALLEL,
+        old="                mask[:] = self._ended_mask\n",
+        new="                mask.fill(0)\n",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_a_finished_game_masks_all_ones_and_reports_winners",),
+        why="the Parallel env's final masks are empty rows for a masked policy",
+    ),
+    Mutant(
+        id="dp-parallel-conflict-reported-as-mask",
+        area="dogpile",
+        path=DOGPILE_PARALLEL,
+        old="                        voided[seat] = VOID_CONFLICT\n",
+        new="                        voided[seat] = VOID_MASK\n",
+        tests=("tests/test_dogpile_parallel.py::"
+               "test_two_dogs_digging_the_same_bone_first_in_order_wins",),
+        why="a legal move that lost a conflict reads as the learner's illegal action",
     ),
 )

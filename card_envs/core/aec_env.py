@@ -73,12 +73,25 @@ def reset_first(method: str) -> RuntimeError:
     return RuntimeError(f"reset() must be called before {method}()")
 
 
+def end_info(engine: Engine) -> dict[str, Any]:
+    """What every view's ``info`` holds at the end of an episode: ``winners``, a boolean vector
+    of ``num_players`` (all False after a truncation). Fixed-shape on purpose: buffers that
+    stack infos (Tianshou's, Gymnasium's vector envs) need the same shape in every episode, so
+    the full ``result()`` (lists whose lengths vary) is a method of the env, not an info."""
+    winners = np.zeros(engine.num_players, dtype=np.bool_)
+    winners[list(engine.winners)] = True
+    return {"winners": winners}
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # a wrapper may subclass it (reward shaping)
 class CardAECEnv(ActionNames, AECEnv):
     """PettingZoo AEC view of a card-game engine (one class for every game).
 
     Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``; a seat that
-    is not to act gets an all-zero mask. Rewards from a step reach every seat through
+    is not to act gets an all-zero mask. Once the episode has ended, every seat's mask is all
+    ones, as the Gymnasium view's: no action is legal then, and a masked policy that runs on
+    the final observations (TorchRL's collectors do) must not see a row with nothing allowed,
+    which samples NaN. Rewards from a step reach every seat through
     ``_cumulative_rewards`` and :meth:`last`, including seats that did not act.
     ``illegal_action="penalty"`` (the default) ends the episode on an illegal move with -1 for
     the offender and an :class:`~card_envs.core.conventions.IllegalActionWarning`; ``"error"``
@@ -121,6 +134,7 @@ class CardAECEnv(ActionNames, AECEnv):
         slow, shigh = engine.state_layout.bounds()
         self.state_space = spaces.Box(slow, shigh, dtype=np.float32)
         self._zero_mask = np.zeros(engine.num_actions, dtype=np.int8)
+        self._ended_mask = np.ones(engine.num_actions, dtype=np.int8)
         self._has_reset = False
         self._rewards_dirty = False
         self._skip_agent_selection: str | None = None
@@ -189,10 +203,10 @@ class CardAECEnv(ActionNames, AECEnv):
             self._clear_step_rewards()
         if engine.terminated or engine.truncated:
             flags = self.terminations if engine.terminated else self.truncations
-            result = engine.result()
+            info = end_info(engine)
             for a in self.agents:
                 flags[a] = True
-                self.infos[a] = {"result": result}
+                self.infos[a] = {"winners": info["winners"].copy()}
         else:
             self.agent_selection = self.possible_agents[engine.current_player]
         if self.render_mode == "human":
@@ -244,7 +258,8 @@ class CardAECEnv(ActionNames, AECEnv):
         for a in self.agents:
             self.rewards[a] = 0.0
             self.terminations[a] = True
-            self.infos[a] = {"illegal_action": reason}
+            # As every end's infos, ``winners``: all False, nobody won.
+            self.infos[a] = {"illegal_action": reason, **end_info(self.engine)}
         self.rewards[agent] = ILLEGAL_MOVE_REWARD
         self._rewards_dirty = True
         self._accumulate_rewards()
@@ -287,11 +302,11 @@ class CardAECEnv(ActionNames, AECEnv):
             raise unknown_agent(agent, self.possible_agents) from None
         engine = self.engine
         obs = engine.observation(seat)
-        # An agent that stepped None has left ``terminations``; only a penalty's end, where
-        # the engine is still live, gets this far for it.
-        if seat == engine.current_player and not (
-            engine.terminated or engine.truncated or self.terminations.get(agent, True)
-        ):
+        # An agent that stepped None has left ``terminations``; a penalty ends the episode with
+        # the engine still live.
+        if engine.terminated or engine.truncated or self.terminations.get(agent, True):
+            mask = self._ended_mask.copy()
+        elif seat == engine.current_player:
             mask = engine.legal_mask().copy()
         else:
             mask = self._zero_mask.copy()
@@ -301,6 +316,14 @@ class CardAECEnv(ActionNames, AECEnv):
         if not self._has_reset:
             raise reset_first("state")
         return self.engine.state_array()
+
+    def result(self) -> dict[str, Any]:
+        """How the episode came out: ``winners``, ``steps`` and the game's own scores (the
+        engine's ``result()``). Final once the episode has ended; ``info`` then holds only the
+        fixed-shape ``winners`` vector."""
+        if not self._has_reset:
+            raise reset_first("result")
+        return self.engine.result()
 
     # -- utilities ---------------------------------------------------------------------------
     def render(self) -> str | None:
@@ -352,9 +375,9 @@ class CardAECEnv(ActionNames, AECEnv):
         self._cumulative_rewards = dict(self.rewards)
         self.terminations = {a: done_t for a in self.agents}
         self.truncations = {a: done_tr for a in self.agents}
-        # A finished game's snapshot ends as a finished episode does: with the result.
-        result = self.engine.result() if done_t or done_tr else None
-        self.infos = {a: {} if result is None else {"result": result} for a in self.agents}
+        # A finished game's snapshot ends as a finished episode does: with the winners.
+        done = done_t or done_tr
+        self.infos = {a: end_info(self.engine) if done else {} for a in self.agents}
         self._skip_agent_selection = None
         self._rewards_dirty = any(payoff)
         self._has_reset = True

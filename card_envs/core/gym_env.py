@@ -9,7 +9,9 @@ an opponent calls at once, the learner's own points included) ride on its first 
 deal that ends before the learner's first decision is dealt again (``reset()``'s
 ``info["redeals"]`` counts them): it has no step to return.
 The legal-action mask is available as ``action_masks()`` (what sb3-contrib's MaskablePPO calls)
-and in ``info["action_mask"]``.
+and in ``info["action_mask"]``. Every info value has one shape in every episode (vector envs
+stack them): the final step adds ``winners``, a boolean vector of the seats; ``result()``
+gives the full result.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from gymnasium import spaces
 
 from card_envs.agents import AgentSpec, make_agent
 from card_envs.core.action_names import ActionNames
-from card_envs.core.aec_env import reset_first
+from card_envs.core.aec_env import end_info, reset_first
 from card_envs.core.config import plain_value
 from card_envs.core.conventions import (
     DEFAULT_ILLEGAL_ACTION,
@@ -198,7 +200,7 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             reward += self._play_opponents()
         info = self._info()
         if engine.done:
-            info["result"] = engine.result()
+            info.update(end_info(engine))
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, engine.terminated, engine.truncated, info
@@ -208,6 +210,13 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         if not self._has_reset:
             raise self._not_playable("action_masks")
         return self._mask().astype(bool)
+
+    def result(self) -> dict[str, Any]:
+        """How the episode came out (the engine's ``result()``: winners, steps, the game's
+        scores); the final step's ``info`` holds the fixed-shape ``winners`` vector."""
+        if not (self._has_reset or self._interrupted):
+            raise reset_first("result")
+        return self.engine.result()
 
     def render(self) -> str | None:
         # An interrupted episode still holds a dealt position: showing it helps find the error.

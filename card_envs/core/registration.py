@@ -5,6 +5,8 @@ Neither library discovers plugins, so ``import card_envs`` registers every insta
 ``gymnasium.make("card_envs:card_envs/Roy-v1")`` imports the package first by itself. The
 version suffix is each game's current version (card_envs/env_versions.json); a retired version's
 ids stay registered and raise :class:`~card_envs.versions.RetiredEnvError` naming the current one.
+PettingZoo has a registry from 1.27 on; with an older PettingZoo (AgileRL pins one) the games
+register with Gymnasium only, and the entry modules (``roy_v1.env()``) are the way in.
 """
 
 from __future__ import annotations
@@ -87,6 +89,14 @@ def gym_constructor(game: str) -> Callable[..., CardGymEnv]:
     return gym_env
 
 
+def pettingzoo_has_registry() -> bool:
+    """Whether the installed PettingZoo has ``register`` and its registries (1.27 and later)."""
+    import pettingzoo
+
+    return all(hasattr(pettingzoo, name)
+               for name in ("register", "aec_registry", "parallel_registry"))
+
+
 def register_all() -> None:
     import gymnasium
     import pettingzoo
@@ -101,6 +111,8 @@ def register_all() -> None:
                 id=spec.gym_id,
                 entry_point=f"{spec.module}:gym_env",
             )
+        if not pettingzoo_has_registry():
+            continue
         if spec.pz_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", spec.pz_id, entry_point=f"{spec.module}:env")
         if spec.parallel and spec.pz_id not in pettingzoo.parallel_registry:
@@ -123,7 +135,7 @@ def register_retired() -> None:
             if version.gym_id not in gymnasium.registry:
                 gymnasium.register(id=version.gym_id,
                                    entry_point=retired_constructor(version, version.gym_id))
-            if not hasattr(pettingzoo, "aec_registry"):  # PettingZoo before its registry
+            if not pettingzoo_has_registry():  # PettingZoo before 1.27
                 continue
             pz = retired_constructor(version, version.pz_id)
             if version.pz_id not in pettingzoo.aec_registry:

@@ -18,7 +18,10 @@ would ask them in: rotating, or drawn per tick). Conflict resolution:
   legal actions. With ``illegal_action="void"`` the action becomes ``wait`` and play goes on.
   The actions dict itself must name every live agent and no other: a misspelt or missing
   agent is an error, not a dog that waits.
-* A dog whose action became ``wait`` has ``infos[agent]["voided"]`` True for that step.
+* A dog whose action became ``wait`` has ``infos[agent]["voided"]`` True for that step, and
+  ``infos[agent]["void_reason"]`` says why: ``"mask"`` (its mask did not allow it, under
+  ``"void"``: the learner's mistake) or ``"conflict"`` (legal, but lost to a dog earlier in the
+  tick); ``""`` when the action was played.
 
 When no conflict happens, a parallel step leaves the engine exactly where the AEC env would be
 after the same actions in the tick's order, but for memory: with forgetting (``memory`` not
@@ -28,7 +31,12 @@ it in the tick, which it saw. Between rounds (the untimed SNIFF and shuffle) one
 dog decides per parallel step; every other dog's mask allows only ``wait``. Under "penalty"
 and "error" anything else is illegal, as is a masked-out action of the deciding dog; under
 "void" the others' actions are ignored, and so is a masked-out action of the deciding dog
-(nothing happens; such idle steps count towards the ``max_steps`` truncation).
+(nothing happens; such idle steps count towards the ``max_steps`` truncation; ``void_reason``
+``"mask"``).
+
+Once the game has ended, every dog's mask is all ones (as the AEC and Gymnasium views'): no
+action is legal, and a masked policy run on the final observations sees no empty row. The final
+step's infos add ``winners`` (a boolean vector of the dogs); ``result()`` gives the full result.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from card_envs.core.action_names import ActionNames
-from card_envs.core.aec_env import agent_seat, reset_first, space_of
+from card_envs.core.aec_env import agent_seat, end_info, reset_first, space_of
 from card_envs.core.conventions import (
     DEFAULT_ILLEGAL_ACTION,
     ILLEGAL_MOVE_REWARD,
@@ -58,6 +66,8 @@ from card_envs.versions import env_name
 #: episode with -1 for each offender, "void" turns it into ``wait`` (flagged in ``infos``),
 #: "error" raises. The first is the default, as in the AEC and Gymnasium views.
 PARALLEL_ILLEGAL_ACTION_MODES = (DEFAULT_ILLEGAL_ACTION, "void", "error")
+#: ``infos[agent]["void_reason"]``: played, voided as masked out, voided by a lost conflict.
+NOT_VOIDED, VOID_MASK, VOID_CONFLICT = "", "mask", "conflict"
 
 
 class DogpileParallelEnv(ActionNames, ParallelEnv):
@@ -92,6 +102,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         self._masks = np.zeros((n, self.engine.num_actions), dtype=np.int8)
         self._wait_only = np.zeros(self.engine.num_actions, dtype=np.int8)
         self._wait_only[WAIT] = 1
+        self._ended_mask = np.ones(self.engine.num_actions, dtype=np.int8)
         self._idle_steps = 0
         self._has_reset = False
         self._ended_by_penalty = False
@@ -133,7 +144,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
                 return self._end_by_penalty(illegal)
         n = engine.num_players
         rewards = np.zeros(n, dtype=np.float64)
-        voided = [False] * n
+        voided = [NOT_VOIDED] * n
         if engine.phase == PLAY:
             tick = engine.tick_count
             engine.decay_all_for_tick()
@@ -141,8 +152,11 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
                 while not engine.done and engine.phase == PLAY and engine.tick_count == tick:
                     seat = engine.current_player
                     action = self._as_action(actions[self.possible_agents[seat]])
-                    if not self._allowed(seat, action) or not engine.legal_mask()[action]:
-                        voided[seat] = True
+                    if not self._allowed(seat, action):
+                        voided[seat] = VOID_MASK
+                        action = WAIT
+                    elif not engine.legal_mask()[action]:
+                        voided[seat] = VOID_CONFLICT
                         action = WAIT
                     self._step_engine(action, rewards)
             finally:
@@ -153,7 +167,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
             if action >= 0 and engine.legal_mask()[action]:
                 self._step_engine(action, rewards)
             else:
-                voided[seat] = True
+                voided[seat] = VOID_MASK
                 self._idle_steps += 1
                 self._cap_steps()
         agents = self.agents
@@ -161,12 +175,14 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         rew = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents) if a in agents}
         term = {a: engine.terminated for a in agents}
         trunc = {a: engine.truncated and not engine.terminated for a in agents}
-        infos: dict[str, dict[str, Any]] = {
-            a: {"voided": voided[self.agent_name_mapping[a]]} for a in agents}
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            reason = voided[self.agent_name_mapping[a]]
+            infos[a] = {"voided": reason != NOT_VOIDED, "void_reason": reason}
         if engine.done:
-            result = engine.result()
+            winners = end_info(engine)["winners"]
             for a in agents:
-                infos[a]["result"] = result
+                infos[a]["winners"] = winners.copy()
             self.agents = []
         if self.render_mode == "human":
             self.render()
@@ -217,7 +233,11 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         rew = {a: ILLEGAL_MOVE_REWARD if a in illegal else 0.0 for a in agents}
         term = dict.fromkeys(agents, True)
         trunc = dict.fromkeys(agents, False)
-        infos: dict[str, dict[str, Any]] = {a: {"voided": False} for a in agents}
+        # The keys every step's infos have, and the end's all-False winners (no one won).
+        winners = end_info(self.engine)["winners"]
+        infos: dict[str, dict[str, Any]] = {
+            a: {"voided": False, "void_reason": NOT_VOIDED, "winners": winners.copy()}
+            for a in agents}
         for agent, reason in illegal.items():
             infos[agent]["illegal_action"] = reason
         self.agents = []
@@ -246,7 +266,7 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
             obs = engine.observation(i)
             mask = self._masks[i]
             if engine.done or self._ended_by_penalty:
-                mask.fill(0)
+                mask[:] = self._ended_mask
             elif engine.phase == PLAY or i == engine.current_player:
                 engine.mask_for(i, mask)
             else:
@@ -259,6 +279,12 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
         if not self._has_reset:
             raise reset_first("state")
         return self.engine.state_array()
+
+    def result(self) -> dict[str, Any]:
+        """How the game came out (the engine's ``result()``: winners, totals, loot, ...)."""
+        if not self._has_reset:
+            raise reset_first("result")
+        return self.engine.result()
 
     def render(self) -> str | None:
         if self.render_mode is not None and not self._has_reset:

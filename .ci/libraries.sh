@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The RL libraries our users bring, each for real in its own virtualenv (`make test-marl`):
+#   bash .ci/libraries.sh [torchrl tianshou agilerl supersuit pettingzoo-lowest]
+# A step's virtualenv holds torch==2.13.0 (installed first, from the local CPU wheel; never a
+# CUDA build: constraints.txt pins it), then the library (.ci/libraries/<step>.txt) resolved
+# together with card-envs' own dependencies, as a user's `pip install` would. The tests run on
+# this checkout's sources (PYTHONPATH; the plain-Python build). Virtualenvs are cached outside
+# the repository ($CARD_ENVS_LIBRARY_VENVS, default ~/.cache/card-envs/library-venvs) and
+# rebuilt only when their requirements, constraints.txt or pyproject.toml change.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CACHE=${CARD_ENVS_LIBRARY_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/card-envs/library-venvs}
+PIP_FLAGS=(--quiet --constraint "$ROOT/constraints.txt")
+[[ -d /opt/wheels ]] && PIP_FLAGS+=(--find-links /opt/wheels)
+STEPS=("$@")
+((${#STEPS[@]})) || STEPS=(torchrl tianshou agilerl supersuit pettingzoo-lowest)
+
+# card-envs' own run-time dependencies, from pyproject.toml.
+own_requirements() {
+    python3 - "$ROOT/pyproject.toml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
+print("\n".join(re.findall(r'^\s*"([^"]+)"', block, re.M)))
+PY
+}
+
+venv_for() {
+    local step=$1 venv=$CACHE/$1 key
+    key=$(cat ".ci/libraries/$step.txt" constraints.txt pyproject.toml .ci/libraries.sh \
+          | sha256sum | cut -c1-16)
+    if [[ -f $venv/.key && $(cat "$venv/.key") == "$key" ]]; then
+        echo "$step: reusing $venv"
+        return
+    fi
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" --upgrade pip
+    # The PettingZoo-range step needs no torch: it runs the PettingZoo API tests.
+    [[ $step == pettingzoo-lowest ]] || "$venv/bin/pip" install "${PIP_FLAGS[@]}" torch==2.13.0
+    own_requirements > "$venv/card-envs-requirements.txt"
+    "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r ".ci/libraries/$step.txt" \
+        -r "$venv/card-envs-requirements.txt" "pytest>=8"
+    "$venv/bin/pip" check
+    echo "$key" > "$venv/.key"
+}
+
+run_tests() {
+    local step=$1
+    case $step in
+        pettingzoo-lowest)
+            # Everything that drives PettingZoo's API and its tests on our envs.
+            set -- tests/test_dogpile_parallel.py \
+                tests/test_api_all_games.py::test_pettingzoo_api \
+                tests/test_api_all_games.py::test_pettingzoo_seed \
+                tests/test_api_all_games.py::test_registries \
+                tests/test_ecosystem.py -k "pettingzoo or aec or parallel or state or registries" ;;
+        *) set -- "tests/libraries/test_$step.py" ;;
+    esac
+    PYTHONPATH=$ROOT CARD_ENVS_PURE_PYTHON=1 "$CACHE/$step/bin/python" -m pytest \
+        -p no:cacheprovider -W ignore::DeprecationWarning "$@"
+}
+
+for step in "${STEPS[@]}"; do
+    [[ -f .ci/libraries/$step.txt ]] || { echo "unknown step $step" >&2; exit 2; }
+    start=$SECONDS
+    echo "== $step"
+    venv_for "$step"
+    "$CACHE/$step/bin/pip" freeze | grep -i -E "^($step|torch|pettingzoo|gymnasium|tensordict|stable|sb3)[-_=]" || true
+    run_tests "$step"
+    echo "== $step: $((SECONDS - start)) s"
+done
