@@ -72,8 +72,10 @@ for game, spec in card_envs.GAMES.items():
         par = module.parallel_env()
         observations, infos = par.reset(seed=0)
         for _ in range(10):
-            par.step({a: int(np.flatnonzero(observations[a]["action_mask"])[0])
-                      for a in par.agents})
+            if not par.agents:  # the episode ended: deal again
+                observations, infos = par.reset()
+            observations, rewards, terms, truncs, infos = par.step(
+                {a: int(np.flatnonzero(observations[a]["action_mask"])[0]) for a in par.agents})
     for old in versions.VERSIONS[game][:-1]:
         for make in (lambda: gymnasium.make(old.gym_id),
                      lambda: pettingzoo.make("aec", old.pz_id),
