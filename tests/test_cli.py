@@ -140,18 +140,20 @@ def test_games_and_demo_import_no_torch(argv: list[str]) -> None:
 # -- train -------------------------------------------------------------------------------------
 @pytest.fixture
 def fake_train(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Replaces train() behind the command (the module ``card-envs train`` runs is the one
+    """Replaces train_locked() behind the command (the module ``card-envs train`` runs is the one
     the tests import as training.train); records (config, run directory, resume)."""
     import training.train as train_module
 
     calls: list = []
 
-    def fake(cfg, run_dir: Path, resume: bool = False, progress: bool = True) -> dict:
+    def fake(cfg, run_dir: Path, resume: bool = False, progress: bool = True,
+             **kwargs) -> dict:
         calls.append((cfg, run_dir, resume))
         return {"num_timesteps": 0, "elapsed_seconds": 0.0, "stopped_by_time_limit": False,
                 "stopped_by_signal": None}
 
-    monkeypatch.setattr(train_module, "train", fake)
+    # The command calls train_locked, under the run directory's lock (training.run_lock).
+    monkeypatch.setattr(train_module, "train_locked", fake)
     return calls
 
 
