@@ -12,7 +12,7 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure test-install test-marl mutation lint bench docs docs-serve
+.PHONY: run demo build test test-pure test-install test-marl test-rllib mutation lint bench docs docs-serve
 .PHONY: release clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
@@ -55,6 +55,11 @@ test-install: $(VENV)/.installed
 # (.ci/libraries.sh; `make test-marl STEPS=torchrl` runs one).
 test-marl:
 	bash .ci/libraries.sh $(STEPS)
+
+# Ray RLlib (the [rllib] extra) in its own cached virtualenv: the MultiAgentEnv adapter on every
+# game, the masked module, its export played without Ray, sampling with the EnvRunner.
+test-rllib:
+	bash .ci/libraries.sh rllib
 
 # The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
 mutation: $(VENV)/.installed

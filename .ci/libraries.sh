@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The RL libraries our users bring, each for real in its own virtualenv (`make test-marl`):
-#   bash .ci/libraries.sh [torchrl tianshou agilerl supersuit pettingzoo-lowest]
+#   bash .ci/libraries.sh [torchrl tianshou agilerl supersuit pettingzoo-lowest rllib]
 # A step's virtualenv holds torch==2.13.0 (installed first, from the local CPU wheel; never a
 # CUDA build: constraints.txt pins it), then the library (.ci/libraries/<step>.txt) resolved
 # together with card-envs' own dependencies, as a user's `pip install` would. The tests run on
@@ -16,13 +16,23 @@ PIP_FLAGS=(--quiet --constraint "$ROOT/constraints.txt")
 STEPS=("$@")
 ((${#STEPS[@]})) || STEPS=(torchrl tianshou agilerl supersuit pettingzoo-lowest)
 
-# card-envs' own run-time dependencies, from pyproject.toml.
+# card-envs' own run-time dependencies, from pyproject.toml, plus those of the extras a step's
+# requirements file names on a line `# card-envs extras: a b` (their own card-envs[...] lines
+# followed once).
 own_requirements() {
-    python3 - "$ROOT/pyproject.toml" <<'PY'
+    python3 - "$ROOT/pyproject.toml" "$1" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
-print("\n".join(re.findall(r'^\s*"([^"]+)"', block, re.M)))
+def block(name):
+    found = re.search(rf"^{name} = \[(.*?)^\]", text, re.S | re.M).group(1)
+    return re.findall(r'^\s*"([^"]+)"', found, re.M)
+wanted = re.findall(r"^# card-envs extras:(.*)$", open(sys.argv[2]).read(), re.M)
+extras = [e for line in wanted for e in line.split()]
+reqs = block("dependencies")
+for extra in extras:
+    extras += [m for r in block(extra) for m in re.findall(r"^card-envs\[(\w+)\]$", r)]
+    reqs += [r for r in block(extra) if not r.startswith("card-envs[")]
+print("\n".join(dict.fromkeys(reqs)))
 PY
 }
 
@@ -39,7 +49,7 @@ venv_for() {
     "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" --upgrade pip
     # The PettingZoo-range step needs no torch: it runs the PettingZoo API tests.
     [[ $step == pettingzoo-lowest ]] || "$venv/bin/pip" install "${PIP_FLAGS[@]}" torch==2.13.0
-    own_requirements > "$venv/card-envs-requirements.txt"
+    own_requirements ".ci/libraries/$step.txt" > "$venv/card-envs-requirements.txt"
     "$venv/bin/pip" install "${PIP_FLAGS[@]}" -r ".ci/libraries/$step.txt" \
         -r "$venv/card-envs-requirements.txt" "pytest>=8"
     "$venv/bin/pip" check
@@ -56,6 +66,8 @@ run_tests() {
                 tests/test_api_all_games.py::test_pettingzoo_seed \
                 tests/test_api_all_games.py::test_registries \
                 tests/test_ecosystem.py -k "pettingzoo or aec or parallel or state or registries" ;;
+        # The adapter, modules and export, then sampling with RLlib's EnvRunner (no cluster).
+        rllib) set -- tests/libraries/test_rllib.py tests/libraries/test_rllib_runner.py ;;
         *) set -- "tests/libraries/test_$step.py" ;;
     esac
     PYTHONPATH=$ROOT CARD_ENVS_PURE_PYTHON=1 "$CACHE/$step/bin/python" -m pytest \
@@ -67,7 +79,7 @@ for step in "${STEPS[@]}"; do
     start=$SECONDS
     echo "== $step"
     venv_for "$step"
-    "$CACHE/$step/bin/pip" freeze | grep -i -E "^($step|torch|pettingzoo|gymnasium|tensordict|stable|sb3)[-_=]" || true
+    "$CACHE/$step/bin/pip" freeze | grep -i -E "^($step|ray|torch|pettingzoo|gymnasium|tensordict|stable|sb3)[-_=]" || true
     run_tests "$step"
     echo "== $step: $((SECONDS - start)) s"
 done
