@@ -73,10 +73,11 @@ class TorchPolicyActor:
     @torch.no_grad()
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         policy = self.policy
-        # Box observations need no preprocessing beyond float32, which they already are.
-        features = policy.pi_features_extractor(torch.as_tensor(obs))
+        # Box observations need no preprocessing beyond float32, which they already are. On
+        # the network's device (the learner's GPU during training), the logits back on the host.
+        features = policy.pi_features_extractor(torch.as_tensor(obs, device=policy.device))
         latent = policy.mlp_extractor.forward_actor(features)
-        logits = policy.action_net(latent).numpy().astype(np.float64)
+        logits = policy.action_net(latent).cpu().numpy().astype(np.float64)
         logits[masks == 0] = -np.inf
         return logits
 
@@ -87,9 +88,11 @@ class TorchPolicyActor:
         return sample_rows(np.exp(logits - logits.max(axis=1, keepdims=True)), self.rng)
 
 
-def load_policy_net(policy: Any) -> Any:
-    """A fresh, gradient-free copy of ``policy``'s architecture (weights loaded separately)."""
+def load_policy_net(policy: Any, device: str | torch.device | None = None) -> Any:
+    """A fresh, gradient-free copy of ``policy``'s architecture (weights loaded separately), on
+    ``device`` (default: ``policy``'s own, so a GPU learner's snapshots play on the GPU)."""
     net = type(policy)(**policy._get_constructor_parameters())
+    net = net.to(policy.device if device is None else device)
     net.set_training_mode(False)
     for p in net.parameters():
         p.requires_grad_(False)

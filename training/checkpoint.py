@@ -35,14 +35,24 @@ class CheckpointError(RuntimeError):
 
 
 def rng_states() -> dict[str, Any]:
-    return {"python": random.getstate(), "numpy": np.random.get_state(),
-            "torch": torch.get_rng_state()}
+    """Every global stream; CUDA's too where CUDA is in use (a GPU learner samples its actions
+    and minibatch noise there)."""
+    states = {"python": random.getstate(), "numpy": np.random.get_state(),
+              "torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        states["torch_cuda"] = torch.cuda.get_rng_state_all()
+    return states
 
 
 def set_rng_states(states: dict[str, Any]) -> None:
+    """Restore :func:`rng_states`; a CUDA state is restored where CUDA is (a run from a GPU
+    machine resumed on a CPU-only one has no CUDA stream to continue)."""
     random.setstate(states["python"])
     np.random.set_state(states["numpy"])
     torch.set_rng_state(states["torch"])
+    cuda = states.get("torch_cuda")
+    if cuda is not None and torch.cuda.is_available() and len(cuda) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(cuda)
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:

@@ -172,7 +172,7 @@ def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: tor
         if from_features:
             dist = _masked_distribution(policy, x, masks)
         else:
-            dist = policy.get_distribution(x, action_masks=masks.numpy())
+            dist = policy.get_distribution(x, action_masks=masks.cpu().numpy())
         return int((dist.distribution.probs.argmax(-1) == actions).sum())
 
 
@@ -189,12 +189,15 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     gen = torch.Generator().manual_seed(seed)
     n_val = int(len(data) * validation) if epochs and len(data) > 1 else 0
     n_fit = len(data) - n_val
-    obs = torch.as_tensor(data.observations)
+    # Everything on the policy's device; the minibatch order is drawn on the CPU (the same
+    # order on every device, and torch's CPU generator is the one seeded here).
+    device = policy.device
+    obs = torch.as_tensor(data.observations, device=device)
     features = frozen_features(policy, obs) if epochs else None
     x, pre = (obs, False) if features is None else (features, True)
-    masks = torch.as_tensor(data.masks)
-    actions = torch.as_tensor(data.actions)
-    returns = torch.as_tensor(data.returns)
+    masks = torch.as_tensor(data.masks, device=device)
+    actions = torch.as_tensor(data.actions, device=device)
+    returns = torch.as_tensor(data.returns, device=device)
     stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan"),
              "bc_val_accuracy": float("nan"), "bc_best_epoch": 0}
     best_state: dict[str, torch.Tensor] | None = None
@@ -204,7 +207,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         losses, hits = [], 0
         for start in range(0, n_fit, batch_size):
             _check_stop(should_stop)
-            idx = order[start:start + batch_size]
+            idx = order[start:start + batch_size].to(device)
             values, log_prob = _evaluate(policy, x[idx], actions[idx], masks[idx], pre)
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(
                 values.flatten(), returns[idx])

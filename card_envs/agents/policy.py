@@ -130,5 +130,5 @@ class PolicyAgent(Agent):
         with torch.no_grad():
             obs, _ = policy.obs_to_tensor(observation)
             dist = policy.get_distribution(obs, action_masks=legal)
-            probs = dist.distribution.probs.double().numpy()
+            probs = dist.distribution.probs.double().cpu().numpy()
         return int(sample_rows(probs, self.rng)[0])  # masked actions have zero mass

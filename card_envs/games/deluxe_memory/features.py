@@ -31,9 +31,10 @@ def derived_features(engine: DeluxeMemoryEngine) -> Callable[[torch.Tensor], tor
     cards_at, present_at = slices["cards"], slices["present"]
     first_at, seen_at = slices["first_pick"], slices["seen_by"]
     n = engine.num_players
-    rank_value = torch.arange(1, NUM_RANKS + 1, dtype=torch.float32) / 13.0
+    rank_value_host = torch.arange(1, NUM_RANKS + 1, dtype=torch.float32) / 13.0
 
     def features(obs: torch.Tensor) -> torch.Tensor:
+        rank_value = rank_value_host.to(obs.device)  # a no-op when it is there already
         cards = obs[:, cards_at].reshape(-1, NUM_CELLS, CARD_FEATURES)
         rank, colour = cards[..., :NUM_RANKS], cards[..., NUM_RANKS:]
         known = rank.sum(-1)

@@ -61,12 +61,21 @@ ACTION_FEATURES = len(_KINDS) + 4
 _PAIRS = list(combinations(range(PAWS + 1), 2))
 
 
+def _on(device: torch.device) -> tuple[torch.Tensor, ...]:
+    """The constant tables above on ``device`` (the observations'): a table left on the CPU
+    fails a CUDA forward pass. A no-op on the CPU; a few hundred bytes copied per batch on a
+    GPU (not cached per device: a cache hides a table made on the wrong device from
+    tests/device_guard.py, where both devices are the CPU)."""
+    return tuple(t.to(device) for t in (_VALUE, _RANK_NUMBER, _WITHOUT, _TICK_LEVELS))
+
+
 def _best_three(rank: torch.Tensor, suit: torch.Tensor, ace_high: bool) -> torch.Tensor:
     """Loot of the best three of up to four bones, (..., 4, 14) and (..., 4, 4) one-hots (an
     all-zero row is no bone)."""
-    value = rank @ _VALUE
+    table, numbers, _, _ = _on(rank.device)
+    value = rank @ table
     present = rank.sum(-1)
-    number = rank @ _RANK_NUMBER
+    number = rank @ numbers
     plain = rank[..., :JOKER_RANK]
     best = torch.zeros_like(value[..., 0])
     for combo in _SMALL:
@@ -93,7 +102,7 @@ def _feat_in_reach(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
     most: a collar or a straight fetch is one bone away."""
     plain = rank[..., :JOKER_RANK]
     present = plain.sum(-1)
-    number = plain @ _RANK_NUMBER[:JOKER_RANK]
+    number = plain @ _on(rank.device)[1][:JOKER_RANK]
     reach = torch.zeros_like(present[..., 0])
     for i, j in _PAIRS:
         same_rank = (plain[..., i, :] * plain[..., j, :]).sum(-1)
@@ -119,21 +128,23 @@ def derived_features(engine: DogpileEngine) -> Callable[
     width = CARD_FEATURES + 1
 
     time_at, round_at = slices["time_left"], slices["round"]
-    round_ticks = torch.tensor(engine.round_ticks, dtype=torch.float32)
+    round_ticks_host = torch.tensor(engine.round_ticks, dtype=torch.float32)
     max_ticks = float(max(engine.round_ticks))
-    kinds = _kind_rows()
+    kinds_host = _kind_rows()
 
     def features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(global features (batch, 176), per-action features (batch, 167, 10))."""
-        batch = obs.shape[0]
+        batch, device = obs.shape[0], obs.device
+        table, _, without_rows, tick_levels = _on(device)
+        round_ticks, kinds = round_ticks_host.to(device), kinds_host.to(device)
         pile = obs[:, pile_at].reshape(batch, NUM_SLOTS, SLOT_FEATURES)
         pile_rank, pile_suit = pile[..., 2:2 + RANKS], pile[..., 2 + RANKS:]
         paws = obs[:, paws_at].reshape(batch, PAWS, width)[..., 1:]
         held = obs[:, held_at][:, 1:width]  # the own seat's bone in the paw comes first
         paw_rank, paw_suit = paws[..., :RANKS], paws[..., RANKS:]
         # The paws plus an empty fourth place: the shape _best_three takes.
-        hand_rank = torch.cat([paw_rank, torch.zeros(batch, 1, RANKS)], 1)
-        hand_suit = torch.cat([paw_suit, torch.zeros(batch, 1, SUITS)], 1)
+        hand_rank = torch.cat([paw_rank, torch.zeros(batch, 1, RANKS, device=device)], 1)
+        hand_suit = torch.cat([paw_suit, torch.zeros(batch, 1, SUITS, device=device)], 1)
         now = _best_three(hand_rank, hand_suit, ace_high)
 
         def gain(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
@@ -148,8 +159,8 @@ def derived_features(engine: DogpileEngine) -> Callable[
         slot_gain = gain(pile_rank, pile_suit)
         held_gain = gain(held[:, None, :RANKS], held[:, None, RANKS:])[:, 0:1]
         # What each paw bone is worth to the paws: the loss if it were buried (all three at once).
-        without = _best_three(hand_rank.unsqueeze(1) * _WITHOUT, hand_suit.unsqueeze(1) * _WITHOUT,
-                              ace_high)
+        without = _best_three(hand_rank.unsqueeze(1) * without_rows,
+                              hand_suit.unsqueeze(1) * without_rows, ace_high)
         paw_loss = (now.unsqueeze(1) - without) / LOOT_SCALE
         # The most a bone known for certain (not a sniffed group's belief) would add.
         certain = (pile_rank == 1.0).any(-1)
@@ -158,17 +169,17 @@ def derived_features(engine: DogpileEngine) -> Callable[
         is_best = torch.nn.functional.one_hot(best_slot, NUM_SLOTS).float()
         is_best = is_best * (best_gain > 0).float().unsqueeze(1)
         ticks = obs[:, time_at] * (obs[:, round_at] @ round_ticks).unsqueeze(1)
-        tick_flags = (ticks <= _TICK_LEVELS).float()  # (batch, 1) against the six levels
+        tick_flags = (ticks <= tick_levels).float()  # (batch, 1) against the six levels
         reach = _feat_in_reach(torch.cat([paw_rank, held[:, None, :RANKS]], 1),
                                torch.cat([paw_suit, held[:, None, RANKS:]], 1)).unsqueeze(1)
         in_paw = paw_rank.sum(-1) > 0
         cheapest = torch.nn.functional.one_hot(paw_loss.masked_fill(~in_paw, 9.0).argmin(1), PAWS)
         cheapest = cheapest.float() * in_paw.any(1, keepdim=True).float()
         global_features = torch.cat([
-            unknown, known * (pile_rank @ _VALUE) / 13.0, slot_gain, held_gain, paw_loss,
+            unknown, known * (pile_rank @ table) / 13.0, slot_gain, held_gain, paw_loss,
             now.unsqueeze(1) / LOOT_SCALE, ticks / max_ticks, tick_flags,
             best_gain.clamp(min=0.0).unsqueeze(1), reach], dim=1)
-        acts = torch.zeros(batch, NUM_ACTIONS, ACTION_FEATURES)
+        acts = torch.zeros(batch, NUM_ACTIONS, ACTION_FEATURES, device=device)
         acts[..., :len(_KINDS)] = kinds
         base = len(_KINDS)
         digs = slice(DIG, DIG + NUM_SLOTS)

@@ -33,11 +33,14 @@ def _relations() -> torch.Tensor:
 
 def derived_features(engine: MegaMemoryEngine) -> Callable[[torch.Tensor], torch.Tensor]:
     slices = engine.layout.slices
-    relations = _relations()
-    upper = torch.triu_indices(ENTITIES, ENTITIES, 1)
+    relations_host = _relations()
+    upper_host = torch.triu_indices(ENTITIES, ENTITIES, 1)
     top_depth, next_depth = 0.5 / 51, 1.5 / 51  # depth is observed as position / 51
 
     def features(obs: torch.Tensor) -> torch.Tensor:
+        # The tables on the observations' device (a no-op when they are there already).
+        relations, upper = relations_host.to(obs.device), upper_host.to(obs.device)
+
         def field(name: str) -> torch.Tensor:
             return obs[:, slices[name]]
 
