@@ -57,13 +57,14 @@ gym_env = gym_constructor("dogpile")
 
 
 def parallel_env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 **config: Any) -> DogpileParallelEnv:
+                 render_view: str | int = "table", **config: Any) -> DogpileParallelEnv:
     """All dogs act at once each tick (PettingZoo Parallel API). Keyword args: game options.
     ``illegal_action``, for an action its agent's mask did not allow: "penalty" (the default,
     as ``env()``) ends the episode with -1 to each offender and an ``IllegalActionWarning``;
     "void" turns it into ``wait`` (``infos[agent]["voided"]``); "error" raises
     ``IllegalActionError``."""
-    return DogpileParallelEnv(render_mode=render_mode, illegal_action=illegal_action, **config)
+    return DogpileParallelEnv(render_mode=render_mode, illegal_action=illegal_action,
+                              render_view=render_view, **config)
 
 
 __all__ = ["env", "raw_env", "gym_env", "parallel_env"]

@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
@@ -43,6 +44,7 @@ from card_envs import __version__
 from card_envs.agents import agent_label
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import get_game, make_engine
+from card_envs.records import Recorder
 from card_envs.versions import env_name
 
 from .actors import ActorSpec, BatchActor, TorchPolicyActor, make_actor
@@ -86,12 +88,15 @@ class MatchResult:
 
 def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                seatings: Sequence[Sequence[int]], seed: int = 0,
-               parallel: int = 64, games_per_deal: int = 1) -> list[list[int]]:
+               parallel: int = 64, games_per_deal: int = 1,
+               record: str | None = None) -> list[list[int]]:
     """Play one game per seating (``seatings[g][seat]`` = index into ``actors``), many at once.
 
     Each round gathers every pending decision of each actor across the live games into one
     batched call. Returns the winners (seats) of each game, in the order given. Consecutive
     blocks of ``games_per_deal`` games are dealt from the same seed (duplicate play).
+    ``record``: a path prefix; game ``g`` is written to ``<record>-<g>.jsonl`` as a game record
+    (:mod:`card_envs.records`) when it ends.
     """
     check_count("parallel", parallel)
     check_count("games_per_deal", games_per_deal)
@@ -117,11 +122,16 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
     winners: list[list[int]] = [[] for _ in seatings]
     game_of = [-1] * parallel  # which seating each engine is playing
     next_game = 0
+    recorders = [Recorder(engine) for engine in engines] if record else None
 
     def start(slot: int) -> None:
         nonlocal next_game
         game_of[slot] = next_game
-        engines[slot].reset(seed=int(seeds[next_game]))
+        if recorders is not None:
+            recorders[slot].players = [actors[i].name for i in seatings[next_game]]
+            recorders[slot].reset(seed=int(seeds[next_game]))
+        else:
+            engines[slot].reset(seed=int(seeds[next_game]))
         next_game += 1
 
     live = []
@@ -145,11 +155,17 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                 if not masks[j, a]:
                     raise ValueError(f"agent {actors[actor_index].name!r} chose an illegal "
                                      f"action: {engines[slot].illegal_reason(a)}")
-                engines[slot].step(a)
+                if recorders is not None:
+                    recorders[slot].step(a)
+                else:
+                    engines[slot].step(a)
         still = []
         for slot in live:
             engine = engines[slot]
             if engine.done:
+                done_record = recorders[slot].record if recorders is not None else None
+                if done_record is not None:
+                    done_record.save(f"{record}-{game_of[slot]:05d}.jsonl")
                 winners[game_of[slot]] = list(engine.result()["winners"])
                 if next_game < len(seatings):
                     start(slot)
@@ -240,7 +256,8 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
              config: dict[str, Any] | None = None, seed: int = 0, parallel: int = 64,
              deterministic: bool | Sequence[bool] = True, labels: Sequence[str] | None = None,
              pairs: Sequence[tuple[int, int]] | None = None,
-             duplicate: bool = False, allow_policy_mismatch: bool = False) -> dict[str, Any]:
+             duplicate: bool = False, allow_policy_mismatch: bool = False,
+             record: str | None = None) -> dict[str, Any]:
     """Round robin of ``agents`` (``games`` per matchup); see the module docstring.
 
     ``deterministic``: whether policies play their most likely move (else they sample), for
@@ -254,6 +271,8 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
     (``games`` must then be a multiple of the player count).
     ``allow_policy_mismatch``: play saved policies that record another game, other options or
     other versions than this env's (refused by default, listing the differences).
+    ``record``: a directory that receives every game as a game record
+    (``<a>-vs-<b>-<game>.jsonl``; :mod:`card_envs.records`).
     """
     config = dict(config or {})
     get_game(game)
@@ -293,7 +312,8 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
         # Duplicate play deals every matchup the same games; otherwise each its own.
         winners = play_games(game, config, actors, seatings,
                              seed=seed + 7919 * (1 if duplicate else m + 1), parallel=parallel,
-                             games_per_deal=n_players if duplicate else 1)
+                             games_per_deal=n_players if duplicate else 1,
+                             record=_record_prefix(record, m, labels[a], labels[b]))
         match = MatchResult(labels[a], labels[b])
         tally, counts = np.zeros(n_players), np.zeros(n_players)
         for seating, won in zip(seatings, winners, strict=True):
@@ -323,6 +343,16 @@ def evaluate(game: str, agents: Sequence[ActorSpec], games: int = 1000,
         "ratings": {labels[i]: {"mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma}
                     for i, r in enumerate(ratings)},
     }
+
+
+def _record_prefix(directory: str | None, match: int, a: str, b: str) -> str | None:
+    """Where a matchup's game records go (labels made safe as file names), or None."""
+    if directory is None:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    safe = [re.sub(r"[^A-Za-z0-9_.-]+", "_", os.path.basename(x.rstrip("/\\"))) or "agent"
+            for x in (a, b)]
+    return os.path.join(directory, f"m{match:02d}-{safe[0]}-vs-{safe[1]}")
 
 
 def make_actors(game: str, agents: Sequence[ActorSpec], config: dict[str, Any], seed: int,
@@ -448,6 +478,9 @@ def main(argv: Sequence[str] | None = None,
                         help="duplicate play: each deal once with the focal agent in every "
                              "seat, the same deals in every matchup (--games a multiple of "
                              "the player count)")
+    parser.add_argument("--record", metavar="DIR", default=None,
+                        help="write every game as a JSON-lines game record into DIR "
+                             "(replay with card_envs.records)")
     parser.add_argument("--out", default=None,
                         help="output prefix (default: eval/<game>-seed<seed>, numbered -2, -3, "
                              "... rather than overwrite an earlier evaluation)")
@@ -553,7 +586,8 @@ def main(argv: Sequence[str] | None = None,
                       parallel=args.parallel, deterministic=[d for d, _ in play],
                       labels=labels,
                       pairs=[(0, j) for j in range(1, len(args.agents))]
-                      if args.first_vs_rest else None, duplicate=args.duplicate)
+                      if args.first_vs_rest else None, duplicate=args.duplicate,
+                      record=args.record)
     # Where report["config"] came from: config files, then --env (none: the game's defaults).
     ordered: dict[str, Any] = {}
     for key, value in report.items():

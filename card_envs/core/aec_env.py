@@ -33,7 +33,13 @@ from card_envs.core.engine import (
     IllegalActionError,
     integer_action,
 )
-from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
+from card_envs.core.render import (
+    RENDER_FPS,
+    RENDER_MODES,
+    check_render_mode,
+    check_render_view,
+    render,
+)
 from card_envs.versions import env_name
 
 
@@ -103,12 +109,15 @@ class CardAECEnv(ActionNames, AECEnv):
         engine: Engine,
         render_mode: Any = None,  # checked below, with errors naming the allowed values
         illegal_action: Any = DEFAULT_ILLEGAL_ACTION,
+        render_view: Any = "table",
     ) -> None:
         super().__init__()
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action)
+        check_render_view(render_view, engine.num_players)
         self.engine = engine
         self.render_mode = render_mode
+        self.render_view: Any = render_view
         self.illegal_action = illegal_action
         self.metadata = {
             "name": env_name(engine.name),  # versioned: roy_v1
@@ -326,10 +335,11 @@ class CardAECEnv(ActionNames, AECEnv):
         return self.engine.result()
 
     # -- utilities ---------------------------------------------------------------------------
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.render_mode is not None and not self._has_reset:
             raise reset_first("render")
-        return render(self.engine, self.render_mode)
+        return render(self.engine, self.render_mode, self.render_view,
+                      self.agent_name_mapping[self.agent_selection])
 
     def close(self) -> None:
         pass
@@ -343,7 +353,8 @@ class CardAECEnv(ActionNames, AECEnv):
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles go through the constructor, then restore the bookkeeping: the
         # compiled class cannot be made without running __init__.
-        return type(self), (self.engine, self.render_mode, self.illegal_action), self.__getstate__()
+        return type(self), (self.engine, self.render_mode, self.illegal_action,
+                             self.render_view), self.__getstate__()
 
     def __getstate__(self) -> dict[str, Any]:
         return attribute_state(self)

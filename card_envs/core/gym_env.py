@@ -34,7 +34,13 @@ from card_envs.core.conventions import (
     warn_illegal_move,
 )
 from card_envs.core.engine import Engine, IllegalActionError, check_seed, integer_action
-from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
+from card_envs.core.render import (
+    RENDER_FPS,
+    RENDER_MODES,
+    check_render_mode,
+    check_render_view,
+    render,
+)
 from card_envs.versions import env_name
 
 #: Re-deals tried when an episode ends before the learner's first decision.
@@ -52,7 +58,10 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             model, an :class:`~card_envs.agents.Agent`, or a callable
             ``(observation, action_mask) -> action``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (a picture of the
+            table, drawn with Pillow: the ``render`` extra).
+        render_view: what ``"rgb_array"`` draws: ``"table"`` (from above, every card),
+            ``"seat"`` (the learner's point of view) or a seat number.
         illegal_action: ``"penalty"`` (the default, as PettingZoo's classic envs) ends the
             episode with reward -1 (on the learner's first step, plus what was paid before
             it, as every first step), ``info["illegal_action"]`` saying why, and an
@@ -70,6 +79,7 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         learner_seat: int | str = 0,
         render_mode: str | None = None,
         illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+        render_view: str | int = "table",
         **config: Any,
     ) -> None:
         if isinstance(game, Engine):
@@ -84,6 +94,8 @@ class CardGymEnv(ActionNames, gymnasium.Env):
         n = engine.num_players
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action)
+        check_render_view(render_view, n)
+        self.render_view = render_view
         learner_seat = plain_value(learner_seat)
         if learner_seat != "random" and not (
             type(learner_seat) is int and 0 <= learner_seat < n
@@ -218,11 +230,11 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             raise reset_first("result")
         return self.engine.result()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         # An interrupted episode still holds a dealt position: showing it helps find the error.
         if self.render_mode is not None and not (self._has_reset or self._interrupted):
             raise reset_first("render")
-        return render(self.engine, self.render_mode)
+        return render(self.engine, self.render_mode, self.render_view, self.learner)
 
     def _not_playable(self, method: str) -> RuntimeError:
         if self._interrupted:

@@ -31,15 +31,16 @@ def aec_constructors(game: str) -> tuple[Callable[..., CardAECEnv], Callable[...
     """
 
     def raw_env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                **config: Any) -> CardAECEnv:
+                render_view: str | int = "table", **config: Any) -> CardAECEnv:
         from card_envs.games import make_engine
 
         return CardAECEnv(make_engine(game, **config), render_mode=render_mode,
-                          illegal_action=illegal_action)
+                          illegal_action=illegal_action, render_view=render_view)
 
     def env(render_mode: str | None = None, illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-            **config: Any) -> CardAECEnv:
-        return raw_env(render_mode=render_mode, illegal_action=illegal_action, **config)
+            render_view: str | int = "table", **config: Any) -> CardAECEnv:
+        return raw_env(render_mode=render_mode, illegal_action=illegal_action,
+                       render_view=render_view, **config)
 
     options = options_doc(game)
     raw_env.__doc__ = f"The {game} AEC env without extras (the same as env()).\n\n{options}"
@@ -53,7 +54,11 @@ def options_doc(game: str) -> str:
     from card_envs.games import get_game
 
     lines = ["Args:",
-             "    render_mode: None, 'ansi' or 'human'.",
+             "    render_mode: None, 'ansi', 'human' or 'rgb_array' (a picture; needs the "
+             "render extra).",
+             "    render_view: what 'rgb_array' draws: 'table' (from above, the default), "
+             "'seat' (the seat",
+             "        to act) or a seat number (that seat's point of view).",
              "    illegal_action: 'penalty' (the default, as PettingZoo's classic envs: an "
              "illegal move ends",
              "        the episode with -1 to the offender and an IllegalActionWarning) or "

@@ -58,7 +58,13 @@ from card_envs.core.conventions import (
     warn_illegal_move,
 )
 from card_envs.core.engine import CorruptSnapshotError, IllegalActionError, integer_action
-from card_envs.core.render import RENDER_FPS, RENDER_MODES, check_render_mode, render
+from card_envs.core.render import (
+    RENDER_FPS,
+    RENDER_MODES,
+    check_render_mode,
+    check_render_view,
+    render,
+)
 from card_envs.games.dogpile.engine import NUM_ACTIONS, PLAY, WAIT, DogpileEngine
 from card_envs.versions import env_name
 
@@ -79,11 +85,13 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
 
     def __init__(self, render_mode: str | None = None,
                  illegal_action: str = DEFAULT_ILLEGAL_ACTION,
-                 **config: Any) -> None:
+                 render_view: str | int = "table", **config: Any) -> None:
         check_render_mode(render_mode)
         check_illegal_action_mode(illegal_action, PARALLEL_ILLEGAL_ACTION_MODES)
         self.engine = DogpileEngine(**config)
+        check_render_view(render_view, self.engine.num_players)
         self.render_mode = render_mode
+        self.render_view = render_view
         self.illegal_action = illegal_action
         n = self.engine.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -286,10 +294,11 @@ class DogpileParallelEnv(ActionNames, ParallelEnv):
             raise reset_first("result")
         return self.engine.result()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.render_mode is not None and not self._has_reset:
             raise reset_first("render")
-        return render(self.engine, self.render_mode)
+        return render(self.engine, self.render_mode, self.render_view,
+                      self.engine.current_player)
 
     def close(self) -> None:
         pass
