@@ -12,7 +12,8 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure test-install test-marl test-rllib mutation lint bench docs docs-serve
+.PHONY: run demo build test test-pure test-install test-marl test-rllib test-browser mutation lint
+.PHONY: bench docs docs-serve
 .PHONY: release clean
 
 # The environment, with the package linked in plain Python (the build below compiles it).
@@ -21,7 +22,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PIP_FLAGS) torch==2.13.0
 	rm -f $(MANIFEST)  # this install links the sources: the build below runs again
-	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench,docs,render]"
+	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench,docs,render,play]"
 	touch $@
 
 # mypy (and so mypyc) and setuptools are in .venv: no isolated build environment is needed.
@@ -49,6 +50,11 @@ test-pure: $(VENV)/.installed
 # from an empty directory (tests/test_install.py; minutes, so not in `make test`).
 test-install: $(VENV)/.installed
 	$(PY) -m pytest -m install -n 0 tests/test_install.py
+
+# The play app in a real Chromium (Debian's, from apt) driven by Playwright: a person's game of
+# every game by clicks, a watched game, a replay, bad requests (.ci/browser.sh; about a minute).
+test-browser: build
+	bash .ci/browser.sh
 
 # The RL libraries our users bring, each for real in its own cached virtualenv: TorchRL,
 # Tianshou, AgileRL, SuperSuit + MaskablePPO, and the lowest PettingZoo we support

@@ -2175,4 +2175,33 @@ CATALOG: tuple[Mutant, ...] = (
                "test_two_dogs_digging_the_same_bone_first_in_order_wins",),
         why="a legal move that lost a conflict reads as the learner's illegal action",
     ),
+    Mutant(
+        id="play-person-sees-the-table",
+        area="core",
+        path="card_envs/play/sessions.py",
+        old="            view = seat_view(self.game, obs, mask, person)\n",
+        new="            view = table_view(self.game, engine.state_array())\n"
+            "            view[\"legal\"] = seat_view(self.game, obs, mask, person)[\"legal\"]\n",
+        tests=("tests/test_play_leak.py",),
+        why="the play app sends a person's page the whole table, other hands included",
+    ),
+    Mutant(
+        id="pictures-seat-view-from-state",
+        area="core",
+        path="card_envs/pictures/scene.py",
+        old="engine.observation(seat), \"seat\", seat)",
+        new="engine.state_array(), \"table\", None)",
+        tests=("tests/test_pictures.py::"
+               "test_seat_picture_shows_only_what_the_observation_allows",),
+        why="a seat's picture is drawn from the whole state: its rgb_array shows hidden cards",
+    ),
+    Mutant(
+        id="records-replay-skips-reward-check",
+        area="core",
+        path="card_envs/records.py",
+        old="        if row.get(\"r\") != paid:\n",
+        new="        if False:\n",
+        tests=("tests/test_records.py::test_tampered_record_names_the_step",),
+        why="a replay that diverges in what it pays goes unnoticed",
+    ),
 )

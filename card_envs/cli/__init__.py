@@ -42,6 +42,9 @@ COMMANDS: tuple[Command, ...] = (
             "intervals, ratings"),
     Command("demo", "card_envs.cli.demo",
             "watch one game played move by move, then heuristic vs random over many games"),
+    Command("play", "card_envs.cli.play",
+            "play a game in the browser against any agent, watch agents play, replay a "
+            "game record (the play extra)"),
     Command("bench", "card_envs.cli.bench",
             "measure the envs' throughput against RLCard and PettingZoo references"),
 )
