@@ -52,7 +52,7 @@ test-install: $(VENV)/.installed
 	$(PY) -m pytest -m install -n 0 tests/test_install.py
 
 # The play app in a real Chromium (Debian's, from apt) driven by Playwright: a person's game of
-# every game by clicks, a watched game, a replay, bad requests (.ci/browser.sh; about a minute).
+# every game by clicks, a watched game, a replay, bad requests (.ci/browser.sh; 2-3 minutes).
 test-browser: build
 	bash .ci/browser.sh
 
