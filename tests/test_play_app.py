@@ -141,3 +141,38 @@ def test_cli_registers_play() -> None:
     from card_envs.cli import COMMANDS
 
     assert any(c.name == "play" and c.module == "card_envs.cli.play" for c in COMMANDS)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # an untrained policy records no identity
+def test_policy_probabilities_and_value(client: TestClient, tmp_path) -> None:
+    """A saved policy's probabilities and value: on each of its moves in a watched game, and
+    on a person's own decisions (its reading of their view, never of another seat's)."""
+    pytest.importorskip("sb3_contrib")
+    from tests.test_evaluate import _save_untrained_policy
+
+    _save_untrained_policy(tmp_path / "p.zip")
+    policy = {"kind": "policy", "path": str(tmp_path / "p.zip")}
+    watched = client.post("/api/sessions", json={
+        "game": "roy", "seats": [policy, {"kind": "random"}], "seed": 1, "show_policy": True})
+    assert watched.status_code == 200, watched.text
+    sid = watched.json()["id"]
+    events = []
+    for _ in range(6):
+        events += client.post(f"/api/sessions/{sid}/advance").json()["events"]
+    mine = [e for e in events if e["seat"] == 0]
+    assert mine
+    for event in mine:  # the most likely first, each a probability, at most all of the mass
+        probs = [p for _, p in event["policy"]["probs"]]
+        assert probs == sorted(probs, reverse=True) and all(0 < p <= 1 for p in probs)
+        assert sum(probs) <= 1.0001 and isinstance(event["policy"]["value"], float)
+    assert all("policy" not in e for e in events if e["seat"] == 1)
+    played = client.post("/api/sessions", json={
+        "game": "roy", "seats": [{"kind": "person"}, policy], "seed": 1,
+        "show_policy": True}).json()
+    assert {a for a, _ in played["policy"]["probs"]} <= set(played["legal"])
+    assert isinstance(played["policy"]["value"], float)
+    assert all("policy" not in e for e in played["events"])  # the policy seat's own: hidden
+    bad = client.post("/api/sessions", json={
+        "game": "roy", "seats": [{"kind": "policy", "path": str(tmp_path / "none.zip")},
+                                 {"kind": "random"}]})
+    assert bad.status_code == 400 and "none.zip" in bad.json()["error"]
