@@ -260,6 +260,7 @@ def test_export_plays_without_ray(tmp_path: Any) -> None:
                                torch.softmax(expected, -1).numpy(), atol=1e-6)
     script = (
         "import sys; sys.modules['ray'] = None\n"  # any `import ray` now raises ImportError
+        "import training\n"  # the checkout's name makes card_envs.training importable (conftest)
         "from card_envs.training.evaluate import evaluate\n"
         f"r = evaluate({game!r}, [{str(path)!r}, 'random'], games=20, seed=0, parallel=4)\n"
         "m = r['matches'][0]; print('games', m['games']); assert m['games'] == 20\n"
