@@ -52,7 +52,9 @@ CONFIGS = ROOT / "configs"
 TINY = {
     "ppo": {"n_steps": 32, "batch_size": 128, "n_epochs": 1,
             "policy_kwargs": {"net_arch": [32, 32]}},
-    "selfplay": {"n_envs": 8, "snapshot_every": 512, "pool_size": 3},
+    # One process (the trainer's path before selfplay.workers): tests/test_selfplay_workers.py
+    # runs the workers.
+    "selfplay": {"n_envs": 8, "snapshot_every": 512, "pool_size": 3, "workers": 1},
     "training": {"total_timesteps": 1024, "checkpoint_every": 512},
     "evaluation": {"every": 1024, "games": 8, "final_games": 12, "parallel": 16},
     "pretrain": {"games": 2, "epochs": 1, "max_decisions": 500, "dagger_games": 1},
@@ -814,9 +816,10 @@ def _tensorboard_scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:
             for tag in events.Tags()["scalars"] if not tag.startswith("time/")}
 
 
-def _exact_config() -> Config:
+def _exact_config(workers: int | str = 1) -> Config:
     # One-hand episodes: many end within the run, so the episode metrics are not empty.
     data = game_config("roy", seed=5, env={"episode": "hand"})
+    data["selfplay"]["workers"] = workers
     data["training"].update(total_timesteps=1536, checkpoint_every=512)
     data["evaluation"].update(every=512, final_games=0)
     return from_dict(data)

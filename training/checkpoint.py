@@ -25,9 +25,12 @@ CHECKPOINT_NAME = "checkpoint.pt"
 #: Keys that say how long to train, not what: a resumed run may change them (to extend it).
 #: And the device, so a run from a CUDA machine can go on where there is none (a CUDA device
 #: there is a config error, and no longer a silent fall-back to the CPU); and whether to keep
-#: every checkpoint's policy, which changes no training.
+#: every checkpoint's policy, which changes no training. And the self-play workers: a resumed run
+#: keeps the checkpoint's number of worker processes (its games and streams are per worker);
+#: "auto" adopts it, another number is refused when the games are restored.
 RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
-                  "evaluation.final_games", "training.device", "training.keep_policies"}
+                  "evaluation.final_games", "training.device", "training.keep_policies",
+                  "selfplay.workers"}
 
 
 class CheckpointError(RuntimeError):
@@ -80,11 +83,16 @@ def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
         raise CheckpointError(f"{str(path)!r} is not a card-envs training checkpoint "
                               f"(format {FORMAT})")
     saved = state.get("config", {})
-    diff = [d for d in _diff(saved, config) if d.split(":")[0] not in RESUMABLE_KEYS]
+    diff = [d for d in _diff(saved, config) if _key_of(d) not in RESUMABLE_KEYS]
     if diff:
         raise CheckpointError(f"checkpoint {str(path)!r} was written with a different config: "
                               + "; ".join(diff[:8]))
     return state
+
+
+def _key_of(difference: str) -> str:
+    """The config key a line of :func:`_diff` is about."""
+    return difference.split(":")[0].removesuffix(" is new").removesuffix(" is missing")
 
 
 def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:

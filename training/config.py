@@ -146,6 +146,10 @@ class SelfPlayConfig(_Strict):
                                "others' mean")
     reward_scale: Positive = Field(1.0, description="the learner's rewards are multiplied by "
                                                     "this")
+    workers: Count | Literal["auto"] = Field(
+        "auto", description="processes that step the games (each batching its own games' "
+                            "opponents; the learner stays in the main process); auto: the "
+                            "cores this process may use, at most n_envs; 1: in the main process")
 
 
 class TrainingConfig(_Strict):
@@ -290,6 +294,9 @@ def _check_together(cfg: Config) -> None:
     if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
         raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
                           "and pretrain.dagger_epochs above 0")
+    if sp.workers != "auto" and sp.workers > sp.n_envs:
+        raise ConfigError(f"selfplay.workers: {sp.workers} worker processes for "
+                          f"selfplay.n_envs {sp.n_envs} games; at most one worker per game")
     rollout, batch = ppo["n_steps"] * sp.n_envs, ppo["batch_size"]
     if rollout % batch and rollout >= batch:
         raise ConfigError(f"ppo.batch_size: {batch} does not divide the rollout of "

@@ -76,6 +76,24 @@ def check_options(num_players: int, n_envs: Any, rates: Any, pool_size: Any, lat
                          f"got {learner_seat!r}")
 
 
+def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
+    """The learner's actions as ``num_envs`` integers in range, else ``ValueError``: an action
+    past the last one failed as an IndexError on the mask, and a float was truncated (1.9
+    played action 1)."""
+    actions = np.asarray(actions)
+    if actions.size != num_envs:
+        raise ValueError(f"expected {num_envs} actions (one per env), got {actions.size}")
+    actions = actions.reshape(num_envs)
+    if actions.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers, got dtype {actions.dtype}: {actions}")
+    # Two reductions per step; the offending env is looked up only on failure.
+    if actions.min() < 0 or actions.max() >= num_actions:
+        i = int(np.flatnonzero((actions < 0) | (actions >= num_actions))[0])
+        raise ValueError(f"env {i}: the learner chose action {int(actions[i])}, out of "
+                         f"range: actions are integers in 0..{num_actions - 1}")
+    return actions
+
+
 def reward_weights(num_players: int, seat: int, mode: str, scale: float) -> np.ndarray:
     """How the seats' game rewards add up to ``seat``'s training reward (see ``reward``)."""
     other = -1.0 / (num_players - 1) if mode == "zero_sum" and num_players > 1 else 0.0
@@ -245,21 +263,7 @@ class SelfPlayVecEnv(VecEnv):
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        # Checked here: an action past the last one failed as an IndexError on the mask, and a
-        # float was truncated (1.9 played action 1).
-        actions = np.asarray(actions)
-        if actions.size != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions (one per env), got "
-                             f"{actions.size}")
-        actions = actions.reshape(self.num_envs)
-        if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}: {actions}")
-        # Two reductions per step; the offending env is looked up only on failure.
-        if actions.min() < 0 or actions.max() >= self.num_actions:
-            i = int(np.flatnonzero((actions < 0) | (actions >= self.num_actions))[0])
-            raise ValueError(f"env {i}: the learner chose action {int(actions[i])}, out of "
-                             f"range: actions are integers in 0..{self.num_actions - 1}")
-        self._actions = actions
+        self._actions = check_actions(actions, self.num_envs, self.num_actions)
 
     def step_wait(self):
         actions = self._actions

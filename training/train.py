@@ -62,6 +62,12 @@ from .plots import plot_training_curve
 from .pretrain import WarmStartStopped, pretrain
 from .run_lock import LOCK_NAME, RunLock, RunLockedError
 from .selfplay import SelfPlayVecEnv
+from .selfplay_workers import (
+    WorkerSelfPlayVecEnv,
+    checkpoint_workers,
+    make_selfplay_venv,
+    resolve_workers,
+)
 
 EVAL_OPPONENTS = ("random", "heuristic")
 #: How the command line is started by default; :func:`main` takes another (``card-envs train``)
@@ -250,7 +256,8 @@ class SelfPlayCallback(BaseCallback):
 
     model: MaskablePPO  # SB3 sets it when learning starts; this trainer learns with no other
 
-    def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv, progress: bool,
+    def __init__(self, cfg: Config, run_dir: Path, venv: SelfPlayVecEnv | WorkerSelfPlayVecEnv,
+                 progress: bool,
                  resume_state: dict[str, Any] | None = None,
                  stop_request: StopOnSignal | None = None,
                  pretrain_stats: dict[str, float] | None = None) -> None:
@@ -604,13 +611,19 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
     sp = cfg.selfplay
     opponents = {str(kind): weight for kind, weight in sp.opponents.items()}
 
-    with StopOnSignal() as stop_request:
-        # 1. N games of the game, opponents batched, learner seat rotating.
-        venv = SelfPlayVecEnv(cfg.game, cfg.env, sp.n_envs, opponents,
-                              pool_size=sp.pool_size, latest_prob=sp.latest_prob,
-                              learner_seat=sp.learner_seat,
-                              opponent_deterministic=sp.opponent_deterministic, seed=cfg.seed,
-                              reward=sp.reward, reward_scale=sp.reward_scale)
+    # A resumed run's games live in the checkpoint's number of worker processes.
+    state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict()) if resume else None
+    workers = run_workers(cfg, state)
+    with StopOnSignal() as stop_request, contextlib.ExitStack() as closing:
+        # 1. N games of the game, opponents batched, learner seat rotating (in worker
+        # processes with selfplay.workers above 1).
+        venv = make_selfplay_venv(cfg.game, cfg.env, sp.n_envs, opponents, workers,
+                                  pool_size=sp.pool_size, latest_prob=sp.latest_prob,
+                                  learner_seat=sp.learner_seat,
+                                  opponent_deterministic=sp.opponent_deterministic,
+                                  seed=cfg.seed, reward=sp.reward,
+                                  reward_scale=sp.reward_scale)
+        closing.callback(venv.close)
 
         # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
         model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device,
@@ -618,10 +631,8 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
 
         # 3. Fresh run: the starting policy (after the optional warm start) is the pool's first
         # snapshot, before any game is dealt. Resume: restore it all.
-        state = None
         pretrain_stats: dict[str, float] = {}
-        if resume:
-            state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict())
+        if state is not None:
             differences = identity_differences(state.get("identity"),
                                                env_identity(cfg.game, cfg.env), "checkpoint")
             if differences and not allow_policy_mismatch:
@@ -795,7 +806,22 @@ def check_init_from(cfg: Config) -> None:
     init_weights(model, cfg.training.init_from)
 
 
-def restore(model: MaskablePPO, venv: SelfPlayVecEnv, state: dict[str, Any]) -> None:
+def run_workers(cfg: Config, state: dict[str, Any] | None) -> int:
+    """The self-play worker processes of a run: ``selfplay.workers`` resolved on this machine,
+    or, resumed, the checkpoint's number (its games and streams are per worker)."""
+    wanted = cfg.selfplay.workers
+    if state is None:
+        return resolve_workers(wanted, cfg.selfplay.n_envs)
+    saved = checkpoint_workers(state)
+    if wanted not in ("auto", saved):
+        raise CheckpointError(f"selfplay.workers: the checkpoint's games run in {saved} worker "
+                              f"process(es), the config asks for {wanted}; resume with "
+                              f"selfplay.workers {saved} (or auto)")
+    return saved
+
+
+def restore(model: MaskablePPO, venv: SelfPlayVecEnv | WorkerSelfPlayVecEnv,
+            state: dict[str, Any]) -> None:
     """Put a checkpoint back into a freshly built model and VecEnv."""
     model.policy.load_state_dict(state["policy"])
     model.policy.optimizer.load_state_dict(state["optimizer"])

@@ -2204,4 +2204,82 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_records.py::test_tampered_record_names_the_step",),
         why="a replay that diverges in what it pays goes unnoticed",
     ),
+    Mutant(
+        id="gpu-dogpile-features-host-tensor",
+        area="training",
+        path="card_envs/games/dogpile/features.py",
+        old="torch.zeros(batch, 1, RANKS, device=device)",
+        new="torch.zeros(batch, 1, RANKS)",
+        tests=("tests/test_device.py::test_derived_features_run_on_any_device",),
+        why="Dogpile's features make a table on the CPU: a CUDA forward pass fails (issue 37)",
+    ),
+    Mutant(
+        id="gpu-actor-host-observations",
+        area="training",
+        path="training/actors.py",
+        old="policy.pi_features_extractor(torch.as_tensor(obs, device=policy.device))",
+        new="policy.pi_features_extractor(torch.as_tensor(obs))",
+        tests=("tests/test_device.py::"
+               "test_training_makes_every_tensor_on_the_model_s_device[memory_uno]",),
+        why="snapshot and evaluation networks get host observations: a GPU learner fails",
+    ),
+    Mutant(
+        id="gpu-snapshots-on-the-cpu",
+        area="training",
+        path="training/actors.py",
+        old="    net = net.to(policy.device if device is None else device)\n",
+        new="",
+        tests=("tests/test_device.py::test_snapshots_live_on_the_learner_s_device",),
+        why="a GPU learner's snapshots are made on the CPU, its device ignored",
+    ),
+    Mutant(
+        id="gpu-cloning-data-on-the-host",
+        area="training",
+        path="training/pretrain.py",
+        old="    masks = torch.as_tensor(data.masks, device=device)\n",
+        new="    masks = torch.as_tensor(data.masks)\n",
+        tests=("tests/test_device.py::"
+               "test_training_makes_every_tensor_on_the_model_s_device[memory_uno]",),
+        why="behaviour cloning keeps its masks on the CPU while the policy is on the GPU",
+    ),
+    Mutant(
+        id="gpu-checkpoint-loaded-where-it-was-saved",
+        area="training",
+        path=CHECKPOINT,
+        old='state = torch.load(path, map_location="cpu", weights_only=False)',
+        new="state = torch.load(path, weights_only=False)",
+        tests=("tests/test_device.py::"
+               "test_a_run_trained_on_a_gpu_evaluates_plays_and_resumes_without_one",),
+        why="a GPU run's checkpoint needs CUDA to load: it cannot resume on a CPU machine",
+    ),
+    Mutant(
+        id="workers-one-seed-for-all",
+        area="training",
+        path="training/selfplay_workers.py",
+        old=("    return [int(s.generate_state(1)[0]) for s in "
+             "np.random.SeedSequence(seed).spawn(workers)]"),
+        new="    return [seed] * workers",
+        tests=("tests/test_selfplay_workers.py::"
+               "test_worker_seeds_are_distinct_and_follow_the_seed",),
+        why="every worker deals the same games: N workers play one slice's games N times",
+    ),
+    Mutant(
+        id="workers-snapshots-not-shipped",
+        area="training",
+        path="training/selfplay_workers.py",
+        old='        self.owner.call_all("pool_add", (weights, step))\n',
+        new="",
+        tests=("tests/test_selfplay_workers.py::"
+               "test_workers_play_each_slice_as_one_process_would",),
+        why="the workers' pools never get the learner's snapshots (random stands in)",
+    ),
+    Mutant(
+        id="workers-resume-loses-the-pool",
+        area="training",
+        path="training/selfplay_workers.py",
+        old='        weights = saved[0]["pool"]["weights"]\n',
+        new='        weights = saved[-1]["pool"]["weights"]\n',
+        tests=("tests/test_selfplay_workers.py::test_resume_with_two_workers_continues_exactly",),
+        why="a resumed run's workers restore their pools without the snapshots' weights",
+    ),
 )
