@@ -123,6 +123,11 @@ class CorruptSnapshotError(SnapshotError):
     invariant together): the engine holds part of it and must be reset before use."""
 
 
+#: What every engine fixes at construction and never changes: :meth:`Engine.clone` shares it.
+SHARED_ON_CLONE: tuple[str, ...] = ("config", "layout", "state_layout", "action_names",
+                                    "_action_index", "_alias_index")
+
+
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class Engine:
     """Base class of all rules engines.
@@ -161,6 +166,9 @@ class Engine:
     #: (deepcopy, pickle) would turn them into detached arrays, so copies drop them and
     #: rebuild them with :meth:`_bind_views`.
     BOUND_VIEWS: ClassVar[tuple[str, ...]] = ()
+    #: Attributes the game sets once in :meth:`_build` and never changes or mutates (index
+    #: tables, offsets): :meth:`clone` shares them with the copy instead of copying them.
+    CLONE_SHARED: ClassVar[tuple[str, ...]] = ()
     #: Methods that read the position: until the first deal they raise a clear RuntimeError
     #: (:meth:`_not_dealt`) instead of an obscure error or silently wrong output.
     GUARDED_UNTIL_DEALT: ClassVar[tuple[str, ...]] = (
@@ -743,8 +751,17 @@ class Engine:
     def clone(self) -> Engine:
         """An independent copy: a search may play on it without touching this one. Its random
         streams are copies too, so its future shuffles and deals are the original's until
-        :meth:`resample_hidden` (or a seeded :meth:`reset`) redraws them."""
-        return copy.deepcopy(self)
+        :meth:`resample_hidden` (or a seeded :meth:`reset`) redraws them.
+
+        What never changes after construction (:data:`SHARED_ON_CLONE` and the game's
+        :attr:`CLONE_SHARED`: options, layouts, action names and their indexes, the game's
+        fixed tables) is shared, not copied: copying it was most of a clone's cost, and a
+        search clones once per simulation."""
+        memo: dict[int, Any] = {}
+        for name in SHARED_ON_CLONE + self.CLONE_SHARED:
+            value = getattr(self, name)
+            memo[id(value)] = value
+        return copy.deepcopy(self, memo)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)

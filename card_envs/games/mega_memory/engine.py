@@ -87,6 +87,7 @@ def _pile_label(mask: int) -> str:
 @mypyc_attr(allow_interpreted_subclasses=True)  # a rule variant may subclass it
 class MegaMemoryEngine(CachedViewsEngine):
     name = "mega_memory"
+    CLONE_SHARED = ("_flag_off", "_at")  # fixed tables: clones share them
     BOUND_VIEWS = ("_view_rows", "_depth_rows", "_disc_depth", "_deck_depth",
                    "_disc_remembered", "_deck_remembered", "_mask_items", "_base_items",
                    "_row_items", "_known_items", "_depth_items", "_remembered_items")
