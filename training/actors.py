@@ -56,6 +56,22 @@ class AgentActor:
         )
 
 
+class EngineActor:
+    """An agent that searches the position (``needs_engine``, such as the search agent): the
+    batched tools hand it the engines themselves (:meth:`act_engines`), one decision each."""
+
+    def __init__(self, agent: Agent, name: str | None = None) -> None:
+        self.agent = agent
+        self.name: str = name or getattr(agent, "name", None) or "agent"
+
+    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise TypeError(f"agent {self.name!r} needs the position: call act_engines(engines)")
+
+    def act_engines(self, engines: list[Any]) -> np.ndarray:
+        return np.fromiter((checked_action(self.name, self.agent.act_in(e)) for e in engines),
+                           np.int64, len(engines))
+
+
 class TorchPolicyActor:
     """A MaskablePPO policy network evaluated once for the whole batch.
 
@@ -103,9 +119,10 @@ def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | N
                deterministic: bool = True, allow_policy_mismatch: bool = False) -> BatchActor:
     """Resolve any agent spec (``"random"``, ``"heuristic"``, a ``.zip`` or run directory, an
     :class:`Agent`, a callable, or a ready :class:`BatchActor`) into a batched actor.
-    ``"random"`` and ``"heuristic"`` name the baselines even where a folder has that name
-    (``./heuristic`` names the folder). A saved policy must record this game, ``config`` and
-    this package's env and layout versions, unless ``allow_policy_mismatch``."""
+    ``"random"``, ``"heuristic"`` and ``"search[:...]"`` name the baselines even where a
+    folder has that name (``./heuristic`` names the folder). A saved policy must record this
+    game, ``config`` and this package's env and layout versions, unless
+    ``allow_policy_mismatch``."""
     rng = np.random.default_rng(seed)
     if hasattr(spec, "act") and hasattr(spec, "name") and not isinstance(spec, Agent):
         return spec  # already batched
@@ -113,7 +130,7 @@ def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | N
         text = os.fspath(spec)
         if text == "random":
             return RandomActor(rng)
-        if text != "heuristic" and os.path.isdir(text):
+        if text != "heuristic" and not text.startswith("search") and os.path.isdir(text):
             text = resolve_run_policy(text)
         if text.endswith(".zip"):
             from card_envs.agents.policy import check_saved_policy, load_maskable_ppo
@@ -129,6 +146,6 @@ def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | N
         # A PolicyAgent built by the user keeps its own setting; a model follows this call's.
         chosen = agent.deterministic if isinstance(spec, PolicyAgent) else deterministic
         return TorchPolicyActor(agent.model.policy, chosen, rng, name=agent.name)
-    return AgentActor(agent)
+    return EngineActor(agent) if agent.needs_engine else AgentActor(agent)
 
 

@@ -149,7 +149,11 @@ def play_games(game: str, config: dict[str, Any], actors: Sequence[BatchActor],
                 engine = engines[slot]
                 engine.write_observation(engine.current_player, obs[j])
                 masks[j] = engine.legal_mask()
-            actions = actors[actor_index].act(obs[:k], masks[:k])
+            act_engines = getattr(actors[actor_index], "act_engines", None)
+            if act_engines is not None:  # a search agent: it reads the positions
+                actions = act_engines([engines[slot] for slot in slots])
+            else:
+                actions = actors[actor_index].act(obs[:k], masks[:k])
             for j, slot in enumerate(slots):
                 a = int(actions[j])
                 if not masks[j, a]:
@@ -437,8 +441,11 @@ examples:
   {prog} --game roy --agents random heuristic --games 2000
   {prog} --game roy --agents runs/roy/<run> heuristic random --first-vs-rest
   {prog} --game memory_uno --agents heuristic random --env num_players=3 --duplicate --games 3000
+  {prog} --game roy --agents search:simulations=100,rollout=heuristic heuristic --games 200
 
-Agents: random, heuristic, a saved policy .zip, or a run directory (its best.zip). The game
+Agents: random, heuristic, search (ISMCTS; search:<key>=<value>,... sets simulations,
+time_ms, c, rollout, rollout_depth, policy, leaf, value: docs/baselines.md), a saved policy
+.zip, or a run directory (its best.zip). The game
 options come from --config, else from the runs among the agents (their config.yaml, which must
 agree), then --env. Writes <out>.json (every match, win rates with 95% Wilson intervals,
 ratings) and <out>.png.
@@ -453,7 +460,9 @@ def main(argv: Sequence[str] | None = None,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True)
     parser.add_argument("--agents", nargs="+", required=True,
-                        help="two or more of: random, heuristic, a policy .zip, a run directory")
+                        help="two or more of: random, heuristic, search (or "
+                             "search:<key>=<value>,... e.g. search:simulations=100,"
+                             "rollout=heuristic), a policy .zip, a run directory")
     parser.add_argument("--games", type=int, default=1000, help="games per matchup (>= 1)")
     parser.add_argument("--env", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                         help="game options, e.g. num_players=3 (YAML values; --env may be "
@@ -608,7 +617,7 @@ def main(argv: Sequence[str] | None = None,
 def run_config_path(agent: str) -> str | None:
     """The ``config.yaml`` of the run an agent comes from (a run directory, or a ``.zip`` in
     one or in its ``policies/``), if there is one."""
-    if agent in ("random", "heuristic"):
+    if agent in ("random", "heuristic") or agent.startswith("search"):
         return None
     if os.path.isdir(agent):
         path = os.path.join(agent, "config.yaml")

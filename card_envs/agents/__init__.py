@@ -20,11 +20,13 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
                seed: int | None = None, allow_policy_mismatch: bool = False) -> Agent:
     """Resolve ``spec`` into an :class:`Agent` for ``game`` played with ``config``.
 
-    ``spec`` is ``"random"``, ``"heuristic"``, a path to a saved MaskablePPO ``.zip`` or to a
-    training run's directory (its best, else final, else latest policy), an :class:`Agent`, a
-    MaskablePPO model, or a callable ``(observation, action_mask) -> action``. ``config`` is the
-    game options of the env the agent plays in (``env.unwrapped.engine.config``; None: the
-    defaults). A heuristic or policy reads observations laid out and scaled by them.
+    ``spec`` is ``"random"``, ``"heuristic"``, ``"search"`` or ``"search:<key>=<value>,..."``
+    (:class:`~card_envs.agents.search.SearchAgent` and its settings), a path to a saved
+    MaskablePPO ``.zip`` or to a training run's directory (its best, else final, else latest
+    policy), an :class:`Agent`, a MaskablePPO model, or a callable
+    ``(observation, action_mask) -> action``. ``config`` is the game options of the env the
+    agent plays in (``env.unwrapped.engine.config``; None: the defaults). A heuristic or
+    policy reads observations laid out and scaled by them.
 
     A saved policy must have been trained on this game with these options and versions (it
     records them); ``allow_policy_mismatch`` loads one that was not (a :class:`PolicyAgent`
@@ -46,6 +48,10 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
         text = os.fspath(spec)
         if text == "random":
             return RandomAgent(seed)
+        if text == "search" or text.startswith("search:"):
+            from card_envs.agents.search import make_search_agent
+
+            return make_search_agent(text, game, config, seed=seed)
         if text == "heuristic":
             from card_envs.games import get_game
 
@@ -61,9 +67,9 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
             agent.check_fits(game, config)
             return agent
         raise ValueError(
-            f"unknown agent {text!r}: use 'random', 'heuristic', a path to a saved policy "
-            "(.zip) or a training run's directory, an Agent, a MaskablePPO model, or a "
-            "callable (observation, action_mask) -> action"
+            f"unknown agent {text!r}: use 'random', 'heuristic', 'search[:key=value,...]', a "
+            "path to a saved policy (.zip) or a training run's directory, an Agent, a "
+            "MaskablePPO model, or a callable (observation, action_mask) -> action"
         )
     from card_envs.agents.policy import is_sb3_model
 

@@ -26,8 +26,11 @@ def play_episode(engine: Any, agents: Sequence[AgentSpec],
     obs = np.empty(engine.layout.size, dtype=np.float32)
     while not engine.done:
         seat = engine.current_player
-        engine.write_observation(seat, obs)
-        action = agents[seat].act(obs, engine.legal_mask())
+        if agents[seat].needs_engine:
+            action = agents[seat].act_in(engine)
+        else:
+            engine.write_observation(seat, obs)
+            action = agents[seat].act(obs, engine.legal_mask())
         if not engine.is_legal(action):
             # The Gymnasium env's error for an opponent's bad answer, so one except fits both.
             raise IllegalActionError.of(action, f"agent {agents[seat].name!r} in seat {seat}: "

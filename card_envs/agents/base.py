@@ -9,7 +9,7 @@ its opponents from its own kinds (its snapshots, random, heuristic).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -22,9 +22,19 @@ class Agent(ABC):
 
     name: str = "agent"
     rng: np.random.Generator
+    #: Whether the agent needs the position itself (a search agent): callers that hold the
+    #: engine then call :meth:`act_in` instead of :meth:`act`.
+    needs_engine: ClassVar[bool] = False
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+    def act_in(self, engine: Any) -> int:
+        """The move for ``engine.current_player``: by default :meth:`act` on that seat's
+        observation and legal mask. Agents that need the position (``needs_engine``) read
+        ``engine`` through its search hooks only (``clone``, ``resample_hidden``), never its
+        hidden cards, and leave it unchanged."""
+        return self.act(engine.observation(engine.current_player), engine.legal_mask().copy())
 
     def seed(self, seed: int | None) -> None:
         """Reseed the agent's randomness (deterministic agents ignore ``self.rng``)."""

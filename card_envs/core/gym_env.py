@@ -255,8 +255,10 @@ class CardGymEnv(ActionNames, gymnasium.Env):
             while not engine.done and engine.current_player != learner:
                 seat = engine.current_player
                 agent = self.opponents[seat if seat < learner else seat - 1]
-                mask = engine.legal_mask()
-                action = agent.act(engine.observation(seat), mask.copy())
+                if getattr(agent, "needs_engine", False):
+                    action = agent.act_in(engine)
+                else:
+                    action = agent.act(engine.observation(seat), engine.legal_mask().copy())
                 a = integer_action(action)
                 if a is None or not engine.is_legal(a):
                     raise IllegalActionError.of(

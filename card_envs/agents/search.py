@@ -1,0 +1,422 @@
+"""Information-set Monte Carlo tree search over determinizations, for every game.
+
+:class:`SearchAgent` is single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley and
+Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012), written once against
+the engine's public search hooks: ``clone()``, ``resample_hidden(seat, rng)``, ``legal_mask()``,
+``step()``, ``current_player``, ``done`` and ``winners`` (or ``rewards``).
+
+Each simulation clones the real position, redraws everything the deciding seat cannot know
+(``resample_hidden``: hidden cards and the chance to come), and walks ONE tree shared by all
+determinizations, whose nodes are the action sequences played from the decision (the deciding
+seat's information sets, with every other seat's moves as edges). An edge is scored for the
+seat that moves there (``current_player`` of that determinization, so Dogpile's per-tick orders
+and any number of seats need nothing special); an edge counts how often it was *available*
+(legal in the determinization that reached its node), and UCB uses that count in place of the
+parent's visits, as ISMCTS must when the legal moves differ between determinizations. A new
+node is expanded, then the game is played to its end by the rollout agent (random or the
+game's heuristic) or cut off after ``rollout_depth`` steps, and every edge on the path gets
+the result for every seat (a vector, so each seat maximises its own value).
+
+With a policy (a saved MaskablePPO ``.zip``), node priors are the policy's move probabilities
+for the seat to move there and selection is PUCT (AlphaZero's rule over availability counts);
+``leaf=value`` then scores a new node with the policy's value head for every seat instead of a
+rollout (its estimate, mapped from [-1, 1] to [0, 1]: fitted to ``reward="win"`` training).
+
+Why SO-ISMCTS and not PIMC (a separate perfect-information search per determinization, votes
+summed): PIMC's searches each see one world's hidden cards, so they never value a move that
+gathers information or keeps the deciding seat's options open (strategy fusion), and these are
+memory games, where peeking and remembering is most of the play. ISMCTS shares one tree over
+all worlds, so a move's value averages the worlds in which it is taken, and its budget is
+spent on one tree instead of many shallow ones. Multiple-observer ISMCTS would also stop the
+opponents' edges from seeing the deciding seat's redrawn cards, at one tree per seat; at 50 ms
+per decision the simulations are too few to feed several trees.
+
+Budgets: ``simulations`` per decision (deterministic for a seed, in any process), or
+``time_ms`` per decision (stops at whichever comes first: the time budget makes the moves
+depend on the machine's speed). A decision with one legal move costs nothing.
+
+The agent needs the position, not just an observation: callers that hold the engine (the
+arena, the Gymnasium env's opponents, ``training.evaluate``) call :meth:`Agent.act_in`, which
+:class:`SearchAgent` implements. In a PettingZoo loop pass ``env.unwrapped.engine``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from card_envs.agents.base import Agent
+
+#: Rollout agents by name (``policy`` needs ``policy=<path>``).
+ROLLOUTS = ("random", "heuristic", "policy")
+LEAVES = ("rollout", "value")
+VALUES = ("win", "reward")
+OPPONENTS = ("search", "rollout")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """What :class:`SearchAgent` does per decision (also its ``search:<key>=<value>`` keys)."""
+
+    #: Simulations per decision (an upper bound when ``time_ms`` is set).
+    simulations: int = 200
+    #: Wall-clock budget per decision in milliseconds (None: simulations only).
+    time_ms: float | None = None
+    #: Exploration constant of UCB (values lie in [0, 1]) or of PUCT with a policy.
+    c: float = 0.7
+    #: Who plays the rollouts: "random", "heuristic" (the game's), "policy" (needs ``policy``).
+    rollout: str = "random"
+    #: Steps a rollout plays before it stops (None: to the end). A cut-off rollout scores every
+    #: seat 1 / seats, or by the value head with ``leaf=value``.
+    rollout_depth: int | None = None
+    #: A saved MaskablePPO policy (.zip or run directory): move priors (PUCT) and value head.
+    policy: str | None = None
+    #: How a new node is scored: "rollout", or "value" (the policy's value head).
+    leaf: str = "rollout"
+    #: What a finished game is worth to a seat: "win" (1 / winners for each winner, else 0:
+    #: what training.evaluate scores) or "reward" (the engine's summed rewards from here on).
+    value: str = "win"
+    #: How the other seats move inside the tree: "search" (each maximises its own value, as
+    #: the deciding seat does: SO-ISMCTS proper), or "rollout" (the rollout agent's moves: an
+    #: opponent model, which does not let them play on the determinization's hidden cards).
+    opponents: str = "search"
+
+    def __post_init__(self) -> None:
+        problems = []
+        if type(self.simulations) is not int or self.simulations < 1:
+            problems.append(f"simulations={self.simulations!r}: expected an integer >= 1")
+        if self.time_ms is not None and not (isinstance(self.time_ms, (int, float))
+                                             and math.isfinite(self.time_ms)
+                                             and self.time_ms > 0):
+            problems.append(f"time_ms={self.time_ms!r}: expected a number > 0 (milliseconds)")
+        if not (isinstance(self.c, (int, float)) and math.isfinite(self.c) and self.c >= 0):
+            problems.append(f"c={self.c!r}: expected a number >= 0")
+        if self.rollout not in ROLLOUTS:
+            problems.append(f"rollout={self.rollout!r}: expected one of {', '.join(ROLLOUTS)}")
+        if self.rollout_depth is not None and (type(self.rollout_depth) is not int
+                                               or self.rollout_depth < 0):
+            problems.append(f"rollout_depth={self.rollout_depth!r}: expected an integer >= 0")
+        if self.leaf not in LEAVES:
+            problems.append(f"leaf={self.leaf!r}: expected one of {', '.join(LEAVES)}")
+        if self.opponents not in OPPONENTS:
+            problems.append(f"opponents={self.opponents!r}: expected one of "
+                            f"{', '.join(OPPONENTS)}")
+        if self.value not in VALUES:
+            problems.append(f"value={self.value!r}: expected one of {', '.join(VALUES)}")
+        if self.policy is None and (self.leaf == "value" or self.rollout == "policy"):
+            problems.append(f"leaf={self.leaf}, rollout={self.rollout} need policy=<a saved "
+                            ".zip or run directory>")
+        if problems:
+            raise ValueError("invalid search settings: " + "; ".join(problems))
+
+    @classmethod
+    def parse(cls, text: str) -> SearchSettings:
+        """Settings from ``key=value,key=value`` (what follows ``search:`` in an agent spec)."""
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            key, sep, raw = item.partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise ValueError(f"search setting {item!r}: expected key=value")
+            if key not in known:
+                raise ValueError(f"unknown search setting {key!r}; known: {', '.join(known)}")
+            if key in values:
+                raise ValueError(f"search setting {key!r} given twice")
+            values[key] = _parse_value(key, raw.strip(), cls.__dataclass_fields__[key].default)
+        return cls(**values)
+
+
+def _parse_value(key: str, raw: str, default: Any) -> Any:
+    """``raw`` as the type of ``key``'s field: ints for counts, floats for c and time_ms,
+    "none" for an optional one's None, text otherwise."""
+    if raw.lower() == "none" and key in ("time_ms", "rollout_depth", "policy"):
+        return None
+    try:
+        if key in ("simulations", "rollout_depth"):
+            return int(raw)
+        if key in ("c", "time_ms"):
+            return float(raw)
+    except ValueError:
+        kind = "an integer" if key in ("simulations", "rollout_depth") else "a number"
+        raise ValueError(f"search setting {key}={raw!r}: expected {kind}") from None
+    return raw
+
+
+class _Edge:
+    """One move from a node: its action, visits, availability (how often it was legal when
+    its node was reached), summed value per seat, prior, and its child node (action -> edge)."""
+
+    __slots__ = ("action", "n", "avail", "w", "prior", "child")
+
+    def __init__(self, action: int, seats: int, prior: float) -> None:
+        self.action = action
+        self.n = 0
+        self.avail = 0
+        self.w = [0.0] * seats
+        self.prior = prior
+        self.child: dict[int, _Edge] | None = None
+
+
+class SearchAgent(Agent):
+    """Single-observer ISMCTS (see the module docstring): ``settings``, or the same as
+    keywords (``SearchAgent("roy", simulations=400, rollout="heuristic")``)."""
+
+    name = "search"
+    needs_engine = True
+
+    def __init__(self, game: str | None, config: Mapping[str, Any] | None = None,
+                 settings: SearchSettings | None = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
+        """``game``: a registered game (its options ``config``), or None to search any engine
+        that offers the hooks (random rollouts only: no heuristic, no policy)."""
+        from card_envs.games import get_game, make_engine
+
+        if settings is not None and kwargs:
+            raise ValueError("give SearchAgent settings= or keyword settings, not both")
+        self.settings = settings if settings is not None else SearchSettings(**kwargs)
+        self.game = game if game is None else get_game(game).name
+        self.config: dict[str, Any] = {}
+        if game is not None:
+            self.config = dict(make_engine(game, **dict(config or {})).config)
+        elif self.settings.rollout != "random" or self.settings.policy is not None:
+            raise ValueError("a SearchAgent for any game (game=None) rolls out at random and "
+                             "takes no policy: name the game for heuristic or policy play")
+        self.rng = np.random.default_rng(seed)
+        self._policy: Any = None
+        if self.settings.policy is not None and self.game is not None:
+            from card_envs.agents import make_agent
+            from card_envs.agents.policy import PolicyAgent
+
+            loaded = make_agent(self.settings.policy, self.game, self.config)
+            if not isinstance(loaded, PolicyAgent):
+                raise ValueError(f"search setting policy={self.settings.policy!r}: expected a "
+                                 "saved MaskablePPO policy (.zip) or a training run directory")
+            self._policy = loaded.model.policy
+        self._heuristics: list[Agent] = []
+        if self.settings.rollout == "heuristic" and self.game is not None:
+            cls = get_game(self.game).heuristic_class()
+            self._heuristics = [cls(**self.config) for _ in range(self.config["num_players"])]
+        self._obs: np.ndarray | None = None
+        #: After each decision: the simulations run, and the root's visits per action (the
+        #: search's move distribution).
+        self.last_simulations = 0
+        self.last_visits: dict[int, int] = {}
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+        for i, heuristic in enumerate(self._heuristics):
+            heuristic.seed(None if seed is None else seed + 1 + i)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise TypeError("SearchAgent searches the position, which an observation does not "
+                        "hold: call act_in(engine) (the arena, the Gymnasium env and "
+                        "training.evaluate do; in a PettingZoo loop pass "
+                        "env.unwrapped.engine)")
+
+    def act_in(self, engine: Any) -> int:
+        """The move for ``engine.current_player``, searched from what that seat may know
+        (the engine is only cloned, never changed)."""
+        if self.game is not None and engine.name != self.game:
+            raise ValueError(f"SearchAgent for {self.game} was given a {engine.name} position")
+        if engine.done:
+            raise ValueError("SearchAgent was asked to move in a finished episode")
+        legal = np.flatnonzero(engine.legal_mask())
+        self.last_visits = {}
+        self.last_simulations = 0
+        if legal.size == 1:
+            return int(legal[0])
+        s = self.settings
+        seat = engine.current_player
+        seats = engine.num_players
+        rng = self.rng
+        fast = random.Random(int(rng.integers(2**63)))
+        deadline = None if s.time_ms is None else time.perf_counter() + s.time_ms / 1000.0
+        root: dict[int, _Edge] = {}
+        sims = 0
+        while sims < s.simulations:
+            world = engine.clone()
+            world.resample_hidden(seat, rng)
+            self._simulate(world, root, seat, seats, fast)
+            sims += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_simulations = sims
+        self.last_visits = {a: e.n for a, e in root.items() if e.n}
+        return _most_visited(root, legal.tolist(), seat)
+
+    def _simulate(self, world: Any, node: dict[int, _Edge], seat: int, seats: int,
+                  fast: random.Random) -> None:
+        """One simulation on the determinization ``world``: select down the tree, expand one
+        node, score it, and add the score to every edge on the path."""
+        summed = [0.0] * seats if self.settings.value == "reward" else None
+        modelled = self.settings.opponents == "rollout"
+        path: list[_Edge] = []
+        while not world.done:
+            mover = world.current_player
+            if modelled and mover != seat:  # the opponent model moves; the tree records it
+                action = self._rollout_move(world, fast)
+                edge = node.get(action) or node.setdefault(action, _Edge(action, seats, 0.0))
+            else:
+                legal = np.flatnonzero(world.legal_mask()).tolist()
+                edge = self._select(world, node, legal, mover, seats, fast)
+            path.append(edge)
+            world.step(edge.action)
+            if summed is not None:
+                _add(summed, world.rewards)
+            if edge.child is None:  # a new node: expanded, and scored from here
+                edge.child = {}
+                break
+            node = edge.child
+        values = self._leaf_values(world, seats, fast, summed)
+        for edge in path:
+            edge.n += 1
+            w = edge.w
+            for i in range(seats):
+                w[i] += values[i]
+
+    def _select(self, world: Any, node: dict[int, _Edge], legal: list[int], mover: int,
+                seats: int, fast: random.Random) -> _Edge:
+        """UCB over the legal edges (an untried legal move first, at random), or PUCT over
+        the policy's priors; every legal edge's availability counts this visit."""
+        puct = self._policy is not None
+        if puct and any(a not in node for a in legal):
+            priors = self._priors(world, mover, legal)
+            for a in legal:
+                if a not in node:
+                    node[a] = _Edge(a, seats, priors[a])
+        untried: list[_Edge] = []
+        for a in legal:
+            edge = node.get(a)
+            if edge is None:
+                edge = node[a] = _Edge(a, seats, 0.0)
+            edge.avail += 1
+            if edge.n == 0 and not puct:
+                untried.append(edge)
+        if untried:
+            return untried[fast.randrange(len(untried))]
+        c = self.settings.c
+        best = node[legal[0]]
+        best_score = -math.inf
+        for a in legal:
+            edge = node[a]
+            n = edge.n
+            if puct:
+                q = edge.w[mover] / n if n else 0.5
+                score = q + c * edge.prior * math.sqrt(edge.avail) / (1 + n)
+            else:
+                score = edge.w[mover] / n + c * math.sqrt(math.log(edge.avail) / n)
+            if score > best_score:
+                best, best_score = edge, score
+        return best
+
+    def _leaf_values(self, world: Any, seats: int, fast: random.Random,
+                     summed: list[float] | None) -> list[float]:
+        """Each seat's value of the new node: a rollout to the end (or ``rollout_depth``
+        steps), or the policy's value head."""
+        s = self.settings
+        if not world.done and s.leaf == "value":
+            return self._value_head(world, seats)
+        depth = -1 if s.rollout_depth is None else s.rollout_depth
+        if s.rollout == "random":
+            while not world.done and depth != 0:
+                legal = np.flatnonzero(world.legal_mask())
+                world.step(int(legal[fast.randrange(legal.size)]))
+                if summed is not None:
+                    _add(summed, world.rewards)
+                depth -= 1
+        else:
+            while not world.done and depth != 0:
+                world.step(self._rollout_move(world, fast))
+                if summed is not None:
+                    _add(summed, world.rewards)
+                depth -= 1
+        if summed is not None:
+            return summed
+        if not world.done:  # cut off: the value head if there is one, else no opinion
+            return self._value_head(world, seats) if self._policy is not None \
+                else [1.0 / seats] * seats
+        winners = world.winners
+        values = [0.0] * seats
+        for w in winners:
+            values[w] = 1.0 / len(winners)
+        return values
+
+    def _rollout_move(self, world: Any, fast: random.Random) -> int:
+        """The rollout agent's move in ``world`` (random, the heuristic, or the policy's most
+        likely move)."""
+        if self.settings.rollout == "random":
+            legal = np.flatnonzero(world.legal_mask())
+            return int(legal[fast.randrange(legal.size)])
+        mover = world.current_player
+        if self._obs is None:
+            self._obs = np.empty(world.layout.size, dtype=np.float32)
+        world.write_observation(mover, self._obs)
+        mask = world.legal_mask()
+        if self.settings.rollout == "heuristic":
+            return int(self._heuristics[mover].act(self._obs, mask))
+        return int(np.argmax(self._logits(self._obs[None], mask[None])[0]))
+
+    # -- the policy: priors, values, rollout moves ----------------------------------------------
+    def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        policy = self._policy
+        with torch.no_grad():
+            features = policy.pi_features_extractor(torch.as_tensor(obs))
+            latent = policy.mlp_extractor.forward_actor(features)
+            logits = policy.action_net(latent).numpy().astype(np.float64)
+        logits[masks == 0] = -np.inf
+        return logits
+
+    def _priors(self, world: Any, mover: int, legal: list[int]) -> dict[int, float]:
+        """The policy's move probabilities for ``mover`` from its observation of ``world``."""
+        obs = world.observation(mover)[None]
+        logits = self._logits(obs, world.legal_mask()[None])[0]
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        return {a: float(probs[a]) for a in legal}
+
+    def _value_head(self, world: Any, seats: int) -> list[float]:
+        """Every seat's value-head estimate from its own observation, in [0, 1]."""
+        import torch
+
+        obs = np.stack([world.observation(i) for i in range(seats)])
+        with torch.no_grad():
+            values = self._policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
+        return [min(1.0, max(0.0, (float(v) + 1.0) / 2.0)) for v in values]
+
+
+def _add(total: list[float], rewards: np.ndarray) -> None:
+    for i, r in enumerate(rewards.tolist()):
+        total[i] += r
+
+
+def _most_visited(root: dict[int, _Edge], legal: list[int], seat: int) -> int:
+    """The root move visited most; ties go to the higher mean value, then the lower id."""
+    best, key = legal[0], (-1, -math.inf)
+    for a in legal:
+        edge = root.get(a)
+        if edge is None:
+            continue
+        k = (edge.n, edge.w[seat] / edge.n if edge.n else -math.inf)
+        if k > key:
+            best, key = a, k
+    return best
+
+
+def make_search_agent(spec: str, game: str, config: Mapping[str, Any] | None = None,
+                      seed: int | None = None) -> SearchAgent:
+    """The agent an agent spec ``search`` or ``search:<key>=<value>,...`` names."""
+    head, sep, rest = spec.partition(":")
+    if head != "search" or (sep and not rest.strip()):
+        raise ValueError(f"agent spec {spec!r}: expected 'search' or "
+                         "'search:<key>=<value>,...' (keys: "
+                         + ", ".join(f.name for f in fields(SearchSettings)) + ")")
+    return SearchAgent(game, config, SearchSettings.parse(rest), seed=seed)
