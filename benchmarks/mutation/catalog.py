@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The catalog's grouping (``run.py --area``).
 AREAS = ("roy", "memory_uno", "mega_memory", "deluxe_memory", "dogpile", "core", "training",
-         "docs", "adapters")
+         "docs", "adapters", "agents")
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ CLI_EXTRAS = "card_envs/cli/extras.py"
 TIANSHOU_ADAPTER = "card_envs/adapters/tianshou.py"
 AGILERL_ADAPTER = "card_envs/adapters/agilerl.py"
 ADAPTER_TESTS = "tests/test_adapters.py"
+SEARCH = "card_envs/agents/search.py"
+SEARCH_TESTS = "tests/test_search_agent.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -2281,5 +2283,52 @@ CATALOG: tuple[Mutant, ...] = (
         new='        weights = saved[-1]["pool"]["weights"]\n',
         tests=("tests/test_selfplay_workers.py::test_resume_with_two_workers_continues_exactly",),
         why="a resumed run's workers restore their pools without the snapshots' weights",
+    ),
+    Mutant(
+        id="search-backup-for-the-deciding-seat",
+        area="agents",
+        path=SEARCH,
+        old="                score = edge.w[mover] / n + c * math.sqrt(math.log(edge.avail) / n)\n",
+        new="                score = edge.w[0] / n + c * math.sqrt(math.log(edge.avail) / n)\n",
+        tests=(f"{SEARCH_TESTS}::"
+               "test_search_finds_the_winning_take_against_a_best_replying_opponent",),
+        why="every node of the tree is scored for one seat: the opponents play to help it",
+    ),
+    Mutant(
+        id="search-ucb-uses-parent-visits-never-growing",
+        area="agents",
+        path=SEARCH,
+        old="            edge.avail += 1\n",
+        new="",
+        tests=(f"{SEARCH_TESTS}::"
+               "test_search_finds_the_winning_take_against_a_best_replying_opponent",),
+        why="availability counts never grow: log(0) fails, or exploration never shrinks",
+    ),
+    Mutant(
+        id="search-ignores-time-budget",
+        area="agents",
+        path=SEARCH,
+        old="            if deadline is not None and time.perf_counter() >= deadline:\n",
+        new="            if False:\n",
+        tests=(f"{SEARCH_TESTS}::test_time_budget_is_honoured",),
+        why="time_ms is accepted and ignored: a 50 ms agent thinks for seconds",
+    ),
+    Mutant(
+        id="search-plays-on-the-real-position",
+        area="agents",
+        path=SEARCH,
+        old="            world = engine.clone()\n",
+        new="            world = engine\n",
+        tests=(f"{SEARCH_TESTS}::test_search_moves_are_legal_and_leave_the_position_alone",),
+        why="the search steps the real engine instead of a copy",
+    ),
+    Mutant(
+        id="search-spec-key-unchecked",
+        area="agents",
+        path=SEARCH,
+        old="            if key not in known:\n",
+        new="            if False:\n",
+        tests=(f"{SEARCH_TESTS}::test_spec_errors_name_the_problem",),
+        why="a misspelt setting (sims=10) fails obscurely or is ignored",
     ),
 )

@@ -208,6 +208,9 @@ class SearchAgent(Agent):
         #: search's move distribution).
         self.last_simulations = 0
         self.last_visits: dict[int, int] = {}
+        #: Decisions searched (more than one legal move) and the wall-clock seconds they took.
+        self.searched = 0
+        self.search_seconds = 0.0
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -237,7 +240,8 @@ class SearchAgent(Agent):
         seats = engine.num_players
         rng = self.rng
         fast = random.Random(int(rng.integers(2**63)))
-        deadline = None if s.time_ms is None else time.perf_counter() + s.time_ms / 1000.0
+        started = time.perf_counter()
+        deadline = None if s.time_ms is None else started + s.time_ms / 1000.0
         root: dict[int, _Edge] = {}
         sims = 0
         while sims < s.simulations:
@@ -248,6 +252,8 @@ class SearchAgent(Agent):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_simulations = sims
+        self.searched += 1
+        self.search_seconds += time.perf_counter() - started
         self.last_visits = {a: e.n for a, e in root.items() if e.n}
         return _most_visited(root, legal.tolist(), seat)
 

@@ -1,0 +1,74 @@
+"""The search agent against each game's heuristic, with its measured time per decision.
+
+    python benchmarks/search_strength.py --games 100 [--only roy:2] [--json out.json]
+
+Plays ``training.evaluate`` (seats rotated; in three-player settings the search agent takes one
+seat, the heuristic the other two) with a simulation budget per setting chosen so that a
+decision takes under 50 ms on one core (the compiled build; see docs/baselines.md), and
+reports the win rate with its 95% Wilson interval, the unit an episode is (the games' default
+``episode`` option), and the mean wall-clock time per searched decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import card_envs
+from card_envs.agents.search import SearchAgent
+from card_envs.games import make_engine
+from card_envs.training.evaluate import evaluate
+
+#: (game, players, simulations per decision, rollout agent).
+SETTINGS = (("roy", 2, 80, "random"), ("memory_uno", 2, 80, "random"),
+            ("mega_memory", 2, 25, "random"), ("deluxe_memory", 2, 25, "random"),
+            ("deluxe_memory", 3, 15, "random"), ("dogpile", 2, 15, "random"),
+            ("dogpile", 3, 12, "random"))
+
+
+def unit(game: str, players: int) -> str:
+    config = make_engine(game, num_players=players).config
+    return str(config.get("episode", "game"))
+
+
+def run(game: str, players: int, sims: int, rollout: str, games: int,
+        seed: int) -> dict[str, object]:
+    config = {"num_players": players}
+    agent = SearchAgent(game, config, simulations=sims, rollout=rollout, seed=seed)
+    start = time.perf_counter()
+    report = evaluate(game, [agent, "heuristic"], games=games, config=config, seed=seed,
+                      parallel=1, labels=["search", "heuristic"])
+    match = report["matches"][0]
+    return {"game": game, "players": players, "simulations": sims, "rollout": rollout,
+            "unit": unit(game, players), "games": match["games"],
+            "win_rate": match["win_rate"], "ci95": match["ci95"],
+            "ms_per_decision": 1000 * agent.search_seconds / max(1, agent.searched),
+            "decisions": agent.searched, "wall_s": time.perf_counter() - start}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="*", default=None, help="game:players, e.g. roy:2")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    print(f"build: {card_envs.BUILD}", flush=True)
+    rows = []
+    for game, players, sims, rollout in SETTINGS:
+        if args.only and f"{game}:{players}" not in args.only:
+            continue
+        row = run(game, players, sims, rollout, args.games, args.seed)
+        rows.append(row)
+        lo, hi = row["ci95"]  # type: ignore[misc]
+        print(f"{game} {players}p sims={sims}: search wins {row['win_rate']:.3f} "
+              f"[{lo:.3f}, {hi:.3f}] of {row['games']} {row['unit']}s vs heuristic; "
+              f"{row['ms_per_decision']:.1f} ms/decision; {row['wall_s']:.0f} s", flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"build": card_envs.BUILD, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
