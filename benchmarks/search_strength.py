@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
-import card_envs
-from card_envs.agents.search import SearchAgent
-from card_envs.games import make_engine
-from card_envs.training.evaluate import evaluate
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import card_envs  # noqa: E402
+from card_envs.agents.search import SearchAgent  # noqa: E402
+from card_envs.games import make_engine  # noqa: E402
+from training.evaluate import evaluate  # noqa: E402
 
 #: (game, players, simulations per decision, rollout agent).
 SETTINGS = (("roy", 2, 80, "random"), ("memory_uno", 2, 80, "random"),
@@ -47,6 +52,11 @@ def run(game: str, players: int, sims: int, rollout: str, games: int,
             "decisions": agent.searched, "wall_s": time.perf_counter() - start}
 
 
+def match_ci(row: dict[str, object]) -> tuple[float, float]:
+    ci: Any = row["ci95"]
+    return float(ci[0]), float(ci[1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100)
@@ -61,7 +71,7 @@ def main() -> None:
             continue
         row = run(game, players, sims, rollout, args.games, args.seed)
         rows.append(row)
-        lo, hi = row["ci95"]  # type: ignore[misc]
+        lo, hi = match_ci(row)
         print(f"{game} {players}p sims={sims}: search wins {row['win_rate']:.3f} "
               f"[{lo:.3f}, {hi:.3f}] of {row['games']} {row['unit']}s vs heuristic; "
               f"{row['ms_per_decision']:.1f} ms/decision; {row['wall_s']:.0f} s", flush=True)

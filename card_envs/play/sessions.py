@@ -107,7 +107,8 @@ class Session:
             insight = policy_insight(agent, obs, mask, self.game.action_names)
             if insight is not None:
                 event["policy"] = insight
-        action = int(agent.act(obs, mask))
+        # A search agent reads the position (through clone and resample_hidden only).
+        action = int(agent.act_in(engine) if agent.needs_engine else agent.act(obs, mask))
         if not engine.is_legal(action):
             raise RequestError(500, f"agent {self.seats[seat].label!r} in seat {seat} chose "
                                     f"an illegal move: {engine.illegal_reason(action)}")
