@@ -410,7 +410,7 @@ def test_scores_rotate_the_focal_seat_and_split_shared_wins(
 
     def scripted(game: str, config: dict, actors: list, seatings: list[list[int]],
                  seed: int = 0, parallel: int = 64,
-                 games_per_deal: int = 1) -> list[list[int]]:
+                 games_per_deal: int = 1, record: str | None = None) -> list[list[int]]:
         # Per four games: A wins alone, A shares with one other seat, nobody wins, A loses.
         winners = []
         for g, seating in enumerate(seatings):
