@@ -134,6 +134,8 @@ def test_a_run_trained_on_a_gpu_evaluates_plays_and_resumes_without_one(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     data = shrunk(shipped_configs()["roy"])
     data["env"].pop("max_steps")
+    # In one process: the patch below would also tag the tensors pickled to worker processes.
+    data["selfplay"]["workers"] = 1
     cfg = from_dict(data)
     run = tmp_path / "run"
     run.mkdir()

@@ -93,8 +93,11 @@ def _worker(remote: Any, parent_remote: Any, wrapped: CloudpickleWrapper) -> Non
     while True:
         try:
             cmd, data = remote.recv()
-        except EOFError:
+        except EOFError:  # the main process is gone
             break
+        except Exception as err:  # a message that does not unpickle here
+            remote.send(("error", err))
+            continue
         try:
             if cmd == "step":
                 venv.step_async(data)
@@ -197,7 +200,13 @@ class WorkerSelfPlayVecEnv(VecEnv):
 
     # -- plumbing --------------------------------------------------------------------------------
     def _gather(self) -> list[Any]:
-        replies = [remote.recv() for remote in self.remotes]  # all: the pipes stay in step
+        replies = []
+        for w, remote in enumerate(self.remotes):  # all: the pipes stay in step
+            try:
+                replies.append(remote.recv())
+            except EOFError:
+                raise RuntimeError(f"self-play worker {w} exited (exit code "
+                                   f"{self.processes[w].exitcode})") from None
         for w, (status, value) in enumerate(replies):
             if status == "error":
                 lo, hi = int(self.slices[w][0]), int(self.slices[w][-1])
