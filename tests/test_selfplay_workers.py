@@ -91,8 +91,14 @@ def test_a_worker_s_error_names_the_worker_and_its_envs(policy) -> None:
         env.close()
 
 
-def test_auto_is_the_machine_s_cores_capped_by_n_envs() -> None:
-    assert resolve_workers("auto", 10_000) == available_cores()
+def test_auto_is_the_machine_s_cores_less_the_learner_s_capped_by_n_envs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.selfplay_workers as workers_module
+
+    assert resolve_workers("auto", 10_000) == max(1, available_cores() - 1)
+    for cores, n_envs, expected in ((16, 32, 15), (16, 8, 8), (2, 32, 1), (1, 32, 1)):
+        monkeypatch.setattr(workers_module, "available_cores", lambda c=cores: c)
+        assert resolve_workers("auto", n_envs) == expected, (cores, n_envs)
     assert resolve_workers("auto", 1) == 1
     assert resolve_workers(3, 4) == 3
     with pytest.raises(ValueError, match="at most one worker per game"):

@@ -149,7 +149,8 @@ class SelfPlayConfig(_Strict):
     workers: Count | Literal["auto"] = Field(
         "auto", description="processes that step the games (each batching its own games' "
                             "opponents; the learner stays in the main process); auto: the "
-                            "cores this process may use, at most n_envs; 1: in the main process")
+                            "cores this process may use less one for the learner, at least 1 "
+                            "and at most n_envs; 1: in the main process")
 
 
 class TrainingConfig(_Strict):

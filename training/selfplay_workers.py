@@ -44,10 +44,13 @@ def available_cores() -> int:
 
 
 def resolve_workers(workers: int | str, n_envs: int) -> int:
-    """``"auto"``: the cores this process may use, at most ``n_envs``; else ``workers``, which
-    may not exceed ``n_envs`` (a worker without a game)."""
+    """``"auto"``: the cores this process may use less the learner's, at least 1 and at most
+    ``n_envs``; else ``workers``, which may not exceed ``n_envs`` (a worker without a game).
+
+    The learner keeps a core: on 2 cores, 2 workers plus the learner ran 0.86x (ROY) and 0.67x
+    (Dogpile) one in-process worker's steps/s (docs/results.md), so ``auto`` is 1 there."""
     if workers == "auto":
-        return max(1, min(available_cores(), n_envs))
+        return max(1, min(available_cores() - 1, n_envs))
     check_count("selfplay.workers", workers)
     if int(workers) > n_envs:
         raise ValueError(f"selfplay.workers: {workers} worker processes for selfplay.n_envs "
