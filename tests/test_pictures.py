@@ -92,6 +92,32 @@ def test_every_env_view_renders_rgb_array(game: str) -> None:
         assert par.render().shape == (*FRAME, 3)
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_gymnasium_record_video_writes_every_frame(game: str, tmp_path) -> None:
+    """Gymnasium's RecordVideo (moviepy, in the dev extra) takes our frames as they are: one
+    video per episode with a frame for the reset and one per step."""
+    pytest.importorskip("moviepy")
+    import imageio
+
+    env = gymnasium.wrappers.RecordVideo(
+        gymnasium.make(get_game(game).gym_id, render_mode="rgb_array"), str(tmp_path / "videos"),
+        episode_trigger=lambda _: True, disable_logger=True)
+    env.reset(seed=0)
+    steps = 0
+    while steps < 12:
+        _, _, done, cut, _ = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        steps += 1
+        if done or cut:
+            break
+    env.close()
+    (video,) = (tmp_path / "videos").glob("*.mp4")
+    reader = imageio.get_reader(str(video))
+    frames = [frame for frame in reader]
+    reader.close()
+    assert len(frames) == steps + 1
+    assert frames[0].shape[:2] == FRAME
+
+
 def test_bad_render_view_and_missing_pillow_are_named(monkeypatch) -> None:
     from card_envs import roy_v1
 
