@@ -1,6 +1,7 @@
 """The search agent against each game's heuristic, with its measured time per decision.
 
-    python benchmarks/search_strength.py --games 100 [--only roy:2] [--json out.json]
+    python benchmarks/search_strength.py --games 100 [--only roy:2] [--prior heuristic]
+        [--json out.json]
 
 Plays ``training.evaluate`` (seats rotated; in three-player settings the search agent takes one
 seat, the heuristic the other two) with a simulation budget per setting chosen so that a
@@ -21,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import card_envs  # noqa: E402
-from card_envs.agents.search import SearchAgent  # noqa: E402
+from card_envs.agents.search import PRIORS, SearchAgent  # noqa: E402
 from card_envs.games import make_engine  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
 
@@ -38,14 +39,16 @@ def unit(game: str, players: int) -> str:
 
 
 def run(game: str, players: int, sims: int, rollout: str, games: int,
-        seed: int) -> dict[str, object]:
+        seed: int, prior: str = "none") -> dict[str, object]:
     config = {"num_players": players}
-    agent = SearchAgent(game, config, simulations=sims, rollout=rollout, seed=seed)
+    agent = SearchAgent(game, config, simulations=sims, rollout=rollout, prior=prior,
+                        seed=seed)
     start = time.perf_counter()
     report = evaluate(game, [agent, "heuristic"], games=games, config=config, seed=seed,
                       parallel=1, labels=["search", "heuristic"])
     match = report["matches"][0]
     return {"game": game, "players": players, "simulations": sims, "rollout": rollout,
+            "prior": prior,
             "unit": unit(game, players), "games": match["games"],
             "win_rate": match["win_rate"], "ci95": match["ci95"],
             "ms_per_decision": 1000 * agent.search_seconds / max(1, agent.searched),
@@ -63,16 +66,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", default=None, help="game:players, e.g. roy:2")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--prior", default="none", choices=PRIORS,
+                        help="the search's move priors (its 'prior' setting)")
     args = parser.parse_args()
     print(f"build: {card_envs.BUILD}", flush=True)
     rows = []
     for game, players, sims, rollout in SETTINGS:
         if args.only and f"{game}:{players}" not in args.only:
             continue
-        row = run(game, players, sims, rollout, args.games, args.seed)
+        row = run(game, players, sims, rollout, args.games, args.seed, args.prior)
         rows.append(row)
         lo, hi = match_ci(row)
-        print(f"{game} {players}p sims={sims}: search wins {row['win_rate']:.3f} "
+        print(f"{game} {players}p sims={sims} prior={args.prior}: "
+              f"search wins {row['win_rate']:.3f} "
               f"[{lo:.3f}, {hi:.3f}] of {row['games']} {row['unit']}s vs heuristic; "
               f"{row['ms_per_decision']:.1f} ms/decision; {row['wall_s']:.0f} s", flush=True)
         if args.json:

@@ -121,6 +121,39 @@ def test_one_legal_move_costs_no_simulation() -> None:
     assert agent.last_simulations == 0
 
 
+@pytest.mark.parametrize("game,players", [("deluxe_memory", 2), ("dogpile", 3)])
+def test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move(game: str,
+                                                                      players: int) -> None:
+    """With more legal moves than simulations, plain UCB tries each move once and keeps the
+    luckiest rollout (a random mover: why it lost every long game); the heuristic prior sends
+    the simulations to the heuristic's move until another is seen doing better."""
+    from card_envs.games import get_game
+
+    checked = 0
+    for seed in range(40):
+        engine = random_position(game, players, seed)
+        legal = np.flatnonzero(engine.legal_mask())
+        if legal.size < 8:
+            continue
+        seat = engine.current_player
+        heuristic = get_game(game).heuristic_class()(**dict(engine.config))
+        heuristic.seed(3 + 1 + seat)  # as SearchAgent(seed=3) seeds its heuristic for `seat`
+        favoured = int(heuristic.act(engine.observation(seat), engine.legal_mask()))
+        searched = SearchAgent(game, {"num_players": players}, simulations=2,
+                               prior="heuristic", seed=3)
+        plain = SearchAgent(game, {"num_players": players}, simulations=1, seed=3)
+        assert searched.act_in(engine) == favoured
+        more = SearchAgent(game, {"num_players": players}, simulations=3, prior="heuristic",
+                           seed=3)
+        more.act_in(engine)
+        # Untried moves start at 0: a budget this small stays on the heuristic's move.
+        assert more.last_visits == {favoured: 3}
+        checked += plain.act_in(engine) != favoured
+        if checked >= 3:
+            return
+    pytest.fail(f"too few positions where plain UCB's move differs ({checked})")
+
+
 # -- the tree: each seat's own value ------------------------------------------------------------
 class Sticks:
     """Take 1, 2 or 3 sticks; who takes the last wins. Perfect information, two seats: the
@@ -194,10 +227,10 @@ def test_search_beats_random_at_roy() -> None:
 # -- settings: parsing and errors ---------------------------------------------------------------
 def test_spec_parsing() -> None:
     agent = make_agent("search:simulations=12,c=1.5,rollout=heuristic,rollout_depth=none,"
-                       "time_ms=30", "roy")
+                       "time_ms=30,prior=heuristic", "roy")
     assert isinstance(agent, SearchAgent)
     assert agent.settings == SearchSettings(simulations=12, c=1.5, rollout="heuristic",
-                                            time_ms=30.0)
+                                            time_ms=30.0, prior="heuristic")
     assert isinstance(make_agent("search", "roy"), SearchAgent)
 
 
@@ -210,6 +243,8 @@ def test_spec_parsing() -> None:
     ("search:time_ms=0", "time_ms=0.0: expected a number > 0"),
     ("search:time_ms=nan", "time_ms=nan"),
     ("search:leaf=value", "need policy="),
+    ("search:prior=policy", "prior='policy': expected one of none, heuristic"),
+    ("search:prior=heuristic,policy=x.zip", "both give move priors"),
     ("search:simulations", "expected key=value"),
     ("search:opponents=cheat", "opponents='cheat': expected one of search, rollout"),
     ("search:c=1,c=2", "given twice"),

@@ -2323,6 +2323,36 @@ CATALOG: tuple[Mutant, ...] = (
         why="the search steps the real engine instead of a copy",
     ),
     Mutant(
+        id="search-heuristic-prior-weightless",
+        area="agents",
+        path=SEARCH,
+        old="HEURISTIC_PRIOR = 0.5\n",
+        new="HEURISTIC_PRIOR = 0.0\n",
+        tests=(f"{SEARCH_TESTS}::"
+               "test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move",),
+        why="prior=heuristic spreads the prior evenly: a small budget is a random mover again",
+    ),
+    Mutant(
+        id="search-heuristic-prior-unused",
+        area="agents",
+        path=SEARCH,
+        old='        puct = self._policy is not None or self.settings.prior == "heuristic"\n',
+        new="        puct = self._policy is not None\n",
+        tests=(f"{SEARCH_TESTS}::"
+               "test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move",),
+        why="prior=heuristic is accepted and ignored: plain UCB tries each move once",
+    ),
+    Mutant(
+        id="search-heuristic-prior-optimistic-first-play",
+        area="agents",
+        path=SEARCH,
+        old="        first = 0.0 if self._policy is None else 0.5\n",
+        new="        first = 0.5\n",
+        tests=(f"{SEARCH_TESTS}::"
+               "test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move",),
+        why="one lost rollout of the heuristic's move sends the budget to every other move",
+    ),
+    Mutant(
         id="search-spec-key-unchecked",
         area="agents",
         path=SEARCH,

@@ -58,6 +58,10 @@ ROLLOUTS = ("random", "heuristic", "policy")
 LEAVES = ("rollout", "value")
 VALUES = ("win", "reward")
 OPPONENTS = ("search", "rollout")
+PRIORS = ("none", "heuristic")
+#: Share of a node's prior that ``prior=heuristic`` gives the heuristic's move (the rest is
+#: spread evenly over every legal move).
+HEURISTIC_PRIOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,11 @@ class SearchSettings:
     #: the deciding seat does: SO-ISMCTS proper), or "rollout" (the rollout agent's moves: an
     #: opponent model, which does not let them play on the determinization's hidden cards).
     opponents: str = "search"
+    #: Move priors without a policy: "none" (plain UCB, every untried move first), or
+    #: "heuristic" (PUCT with half the prior on the game's heuristic's move for the seat to
+    #: move, untried moves valued 0: a budget smaller than the legal moves then refines the
+    #: heuristic's choice instead of trying each move once and keeping the luckiest rollout).
+    prior: str = "none"
 
     def __post_init__(self) -> None:
         problems = []
@@ -109,6 +118,11 @@ class SearchSettings:
                             f"{', '.join(OPPONENTS)}")
         if self.value not in VALUES:
             problems.append(f"value={self.value!r}: expected one of {', '.join(VALUES)}")
+        if self.prior not in PRIORS:
+            problems.append(f"prior={self.prior!r}: expected one of {', '.join(PRIORS)}")
+        if self.policy is not None and self.prior != "none":
+            problems.append(f"prior={self.prior} and policy=... both give move priors: "
+                            "choose one")
         if self.policy is None and (self.leaf == "value" or self.rollout == "policy"):
             problems.append(f"leaf={self.leaf}, rollout={self.rollout} need policy=<a saved "
                             ".zip or run directory>")
@@ -185,9 +199,11 @@ class SearchAgent(Agent):
         self.config: dict[str, Any] = {}
         if game is not None:
             self.config = dict(make_engine(game, **dict(config or {})).config)
-        elif self.settings.rollout != "random" or self.settings.policy is not None:
+        elif (self.settings.rollout != "random" or self.settings.policy is not None
+              or self.settings.prior != "none"):
             raise ValueError("a SearchAgent for any game (game=None) rolls out at random and "
-                             "takes no policy: name the game for heuristic or policy play")
+                             "takes no policy or prior: name the game for heuristic or policy "
+                             "play")
         self.rng = np.random.default_rng(seed)
         self._policy: Any = None
         if self.settings.policy is not None and self.game is not None:
@@ -200,9 +216,12 @@ class SearchAgent(Agent):
                                  "saved MaskablePPO policy (.zip) or a training run directory")
             self._policy = loaded.model.policy
         self._heuristics: list[Agent] = []
-        if self.settings.rollout == "heuristic" and self.game is not None:
+        if (self.settings.rollout == "heuristic" or self.settings.prior == "heuristic") \
+                and self.game is not None:
             cls = get_game(self.game).heuristic_class()
             self._heuristics = [cls(**self.config) for _ in range(self.config["num_players"])]
+            for i, heuristic in enumerate(self._heuristics):  # as seed() seeds them
+                heuristic.seed(None if seed is None else seed + 1 + i)
         self._obs: np.ndarray | None = None
         #: After each decision: the simulations run, and the root's visits per action (the
         #: search's move distribution).
@@ -291,7 +310,7 @@ class SearchAgent(Agent):
                 seats: int, fast: random.Random) -> _Edge:
         """UCB over the legal edges (an untried legal move first, at random), or PUCT over
         the policy's priors; every legal edge's availability counts this visit."""
-        puct = self._policy is not None
+        puct = self._policy is not None or self.settings.prior == "heuristic"
         if puct and any(a not in node for a in legal):
             priors = self._priors(world, mover, legal)
             for a in legal:
@@ -308,13 +327,17 @@ class SearchAgent(Agent):
         if untried:
             return untried[fast.randrange(len(untried))]
         c = self.settings.c
+        # An untried move's value under PUCT: a policy's moves start neutral (0.5); with the
+        # heuristic's prior they start at 0 (pessimistic first-play urgency), so a small
+        # budget leaves the heuristic's move only for one the search has seen do better.
+        first = 0.0 if self._policy is None else 0.5
         best = node[legal[0]]
         best_score = -math.inf
         for a in legal:
             edge = node[a]
             n = edge.n
             if puct:
-                q = edge.w[mover] / n if n else 0.5
+                q = edge.w[mover] / n if n else first
                 score = q + c * edge.prior * math.sqrt(edge.avail) / (1 + n)
             else:
                 score = edge.w[mover] / n + c * math.sqrt(math.log(edge.avail) / n)
@@ -382,7 +405,15 @@ class SearchAgent(Agent):
         return logits
 
     def _priors(self, world: Any, mover: int, legal: list[int]) -> dict[int, float]:
-        """The policy's move probabilities for ``mover`` from its observation of ``world``."""
+        """The policy's move probabilities for ``mover`` from its observation of ``world``,
+        or with ``prior=heuristic`` the heuristic's move weighted (see HEURISTIC_PRIOR)."""
+        if self._policy is None:
+            if self._obs is None:
+                self._obs = np.empty(world.layout.size, dtype=np.float32)
+            world.write_observation(mover, self._obs)
+            favoured = int(self._heuristics[mover].act(self._obs, world.legal_mask()))
+            base = (1.0 - HEURISTIC_PRIOR) / len(legal)
+            return {a: base + (HEURISTIC_PRIOR if a == favoured else 0.0) for a in legal}
         obs = world.observation(mover)[None]
         logits = self._logits(obs, world.legal_mask()[None])[0]
         probs = np.exp(logits - logits.max())
