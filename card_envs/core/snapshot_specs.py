@@ -75,6 +75,10 @@ def seat(none: int | None = None) -> Int:
     return Int(0 if none is None else none, lambda e: e.num_players - 1)
 
 
+#: The largest count a snapshot field may hold (a C int's, as the compiled engines keep them).
+COUNT = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class Float(Spec):
     """A finite int or float in ``low..high``."""
@@ -201,6 +205,11 @@ class ListOf(Spec):
         order = ", ".join(w for w, on in (("distinct", self.distinct),
                                           ("in ascending order", self.ascending)) if on)
         return f"{kind}{size}{' ' + order if order else ''} of {self.item.describe(engine)}"
+
+
+def per_seat(spec: Spec) -> ListOf:
+    """One ``spec`` value per seat."""
+    return ListOf(spec, length=lambda e: e.num_players)
 
 
 def _hashable(value: Any) -> Any:

@@ -6,6 +6,7 @@ empty between effects."""
 from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
+    COUNT,
     Anything,
     Array,
     Bool,
@@ -13,17 +14,12 @@ from card_envs.core.snapshot_specs import (
     Int,
     ListOf,
     Spec,
+    per_seat,
     seat,
 )
 from card_envs.games.deluxe_memory.engine import NUM_ACTIONS, NUM_CELLS, NUM_PHASES, NUM_RANKS
 
-COUNT = 2**31 - 1
 SEATS = ListOf(Bool(), length=lambda e: e.num_players)
-
-
-def per_seat(spec: Spec) -> ListOf:
-    """One ``spec`` value per seat."""
-    return ListOf(spec, length=lambda e: e.num_players)
 
 KEPT_PAIR = ListOf(Int(0, 53), length=3)  # (role 0/1, card, card): see invariants
 

@@ -5,22 +5,17 @@ pile has 54 places (``pile``: a card id 0..53, or -1 once dug up); each dog has 
 from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
+    COUNT,
     Anything,
     Array,
     Card,
     Int,
     ListOf,
     Spec,
+    per_seat,
     seat,
 )
 from card_envs.games.dogpile.engine import NUM_ROUNDS, NUM_SLOTS, PAWS, SNIFF_BONES
-
-COUNT = 2**31 - 1
-
-
-def per_seat(spec: Spec) -> ListOf:
-    """One ``spec`` value per seat."""
-    return ListOf(spec, length=lambda e: e.num_players)
 
 #: A total / a round's loot (the observation shows them / 100, up to 3 and 2).
 TOTAL, LOOT = Int(0, 300), Int(0, 200)

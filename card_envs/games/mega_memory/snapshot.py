@@ -5,6 +5,7 @@ the deck's and discard pile's tops are last; -1 marks an empty side slot or no c
 from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
+    COUNT,
     Anything,
     Bool,
     Card,
@@ -21,7 +22,6 @@ from card_envs.games.mega_memory.engine import (
     SIDE_SLOTS,
 )
 
-COUNT = 2**31 - 1
 CARDS = ListOf(Card(), distinct=True)
 PAIR = 2  # the game is for two
 

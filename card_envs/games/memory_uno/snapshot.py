@@ -5,6 +5,7 @@ Cards are ids 0..53 (52 and 53 the jokers); ``slots`` holds each seat's 8 positi
 from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
+    COUNT,
     Anything,
     Array,
     Bool,
@@ -16,7 +17,6 @@ from card_envs.core.snapshot_specs import (
 )
 from card_envs.games.memory_uno.engine import NUM_PHASES, SLOTS
 
-COUNT = 2**31 - 1
 #: Totals: points a seat gathered; far past any game's end either way.
 TOTAL = Int(-10_000, 10_000)
 

@@ -4,6 +4,7 @@ ids 0..51 (``rank + 13 * suit``); lists of cards keep their top at the END."""
 from __future__ import annotations
 
 from card_envs.core.snapshot_specs import (
+    COUNT,
     Anything,
     Array,
     Bool,
@@ -17,7 +18,6 @@ from card_envs.core.snapshot_specs import (
 from card_envs.games.roy.engine import MAX_GAINED
 
 #: Counters that only grow (hands dealt): any value a long run can reach.
-COUNT = 2**31 - 1
 CARDS = ListOf(Card(), distinct=True)
 
 SCHEMA: dict[str, Spec] = {
