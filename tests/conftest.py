@@ -29,6 +29,15 @@ VARIANTS = game_variants()
 VARIANT_IDS = [f"{g}-" + "-".join(f"{k}={v}" for k, v in c.items()) for g, c in VARIANTS]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_pytest_tmp(tmp_path_factory: pytest.TempPathFactory):
+    """SB3's ``learn()`` without a logger makes an empty ``SB3-<time>`` folder in the system temp
+    directory each call; tests that call it leave theirs with pytest's temporary files."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _quiet_known_warnings():
     with warnings.catch_warnings():
