@@ -205,8 +205,37 @@ class PretrainConfig(_Strict):
                                                       "each DAgger round")
 
 
+class RLlibSettings(_Strict):
+    """Where and how ``backend: rllib`` runs (Ray RLlib's new API stack; ``training.rllib_algo``
+    maps the other sections onto RLlib's ``PPOConfig``)."""
+
+    address: Annotated[str, Field(min_length=1)] | None = Field(
+        None, description="a Ray cluster to join ('auto', or the head's host:port); null: "
+                          "start a local Ray for the run")
+    num_env_runners: NonNegative = Field(
+        2, description="EnvRunner actors stepping the games (each its own process, on any "
+                       "node; 0: sample in the driver)")
+    num_envs_per_env_runner: Count | Literal["auto"] = Field(
+        "auto", description="games each EnvRunner steps together; auto: selfplay.n_envs "
+                            "shared out over the EnvRunners")
+    num_cpus_per_env_runner: Positive = Field(1.0, description="CPUs Ray reserves for each "
+                                                                "EnvRunner")
+    num_learners: NonNegative = Field(
+        0, description="Learner actors (0: the learner runs in the driver process)")
+    num_gpus_per_learner: Weight = Field(
+        0.0, description="GPUs per Learner (with num_learners 0, the driver's learner)")
+    num_cpus: Count | None = Field(
+        None, description="CPUs of the local Ray started when address is null; null: what "
+                          "the EnvRunners and the driver need")
+    runtime_env: dict[str, Any] | None = Field(
+        None, description="Ray's runtime_env for the job (working_dir, pip, env_vars...): how "
+                          "the package reaches a cluster's workers")
+    sample_timeout_s: Positive = Field(600.0, description="how long the driver waits for an "
+                                                          "EnvRunner's samples")
+
+
 #: The sections that are models (a key there in the wrong section is named as such).
-SECTIONS = ("selfplay", "training", "evaluation", "pretrain")
+SECTIONS = ("selfplay", "training", "evaluation", "pretrain", "rllib")
 
 
 class Config(_Strict):
@@ -216,6 +245,10 @@ class Config(_Strict):
     model_config = ConfigDict(title="card-envs training config")
 
     game: str = Field(description="the game to train", examples=["roy"])
+    backend: Literal["sb3", "rllib"] = Field(
+        "sb3", description="the trainer: sb3 (MaskablePPO in this process and its self-play "
+                           "workers) or rllib (Ray RLlib PPO: the rllib section; pip install "
+                           "'card-envs[rllib]')")
     seed: int = Field(0, ge=0, le=2**32 - 1,  # it reaches np.random.seed (through SB3)
                       description="seeds the deals, the opponents' draws, torch and the warm "
                                   "start")
@@ -229,6 +262,7 @@ class Config(_Strict):
     training: TrainingConfig = Field(default_factory=TrainingConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     pretrain: PretrainConfig = Field(default_factory=PretrainConfig)
+    rllib: RLlibSettings = Field(default_factory=RLlibSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self.model_dump())
@@ -257,6 +291,10 @@ def from_dict(data: Any, *, check_cuda: bool = True) -> Config:
     _check_game(cfg)
     _check_together(cfg)
     _check_torch(cfg, check_cuda)
+    if cfg.backend == "rllib":
+        from .rllib_settings import check_rllib
+
+        check_rllib(cfg, check_cuda)
     return cfg
 
 

@@ -60,6 +60,7 @@ from .evaluate import evaluate, plot_report
 from .files import RunWriteError, atomic_write, atomic_write_bytes, serialised, writing
 from .plots import plot_training_curve
 from .pretrain import WarmStartStopped, pretrain
+from .rllib_settings import require_ray
 from .run_lock import LOCK_NAME, RunLock, RunLockedError
 from .selfplay import SelfPlayVecEnv
 from .selfplay_workers import (
@@ -482,7 +483,8 @@ def save_model(model: MaskablePPO, path: Path, identity: dict[str, Any]) -> None
 # -- the run -------------------------------------------------------------------------------------
 #: What a run writes; a run directory restarted because it holds no checkpoint loses these.
 RUN_OUTPUTS = ("config.yaml", "progress.csv", "eval.csv", "latest.zip", "best.zip", "final.zip",
-               "training_curve.png", "summary.json", "evaluation.json", "evaluation.png", "tb")
+               "training_curve.png", "summary.json", "evaluation.json", "evaluation.png", "tb",
+               "rllib")
 
 
 def make_run_dir(cfg: Config, runs_dir: str, name: str | None,
@@ -576,6 +578,8 @@ def train(cfg: Config, run_dir: str | os.PathLike[str], resume: bool = False,
     """
     run_dir = Path(run_dir)
     cfg = from_dict(cfg.to_dict())
+    if cfg.backend == "rllib":
+        require_ray()
     if resume and not run_dir.is_dir():
         raise CheckpointError(f"no run directory at {str(run_dir)!r} to resume")
     with RunLock(run_dir).acquire(hint="train in another directory" if not resume else ""):
@@ -593,9 +597,18 @@ def train_locked(cfg: Config, run_dir: Path, resume: bool = False, progress: boo
                  allow_policy_mismatch: bool = False) -> dict[str, Any]:
     """:func:`train` for a caller that holds ``run_dir``'s lock and, for a fresh run, has
     written its ``config.yaml`` (the command line, which checks the directory under the lock
-    first). Any failed write comes out as a :class:`RunWriteError` naming its path."""
+    first). Any failed write comes out as a :class:`RunWriteError` naming its path.
+    ``backend: rllib`` runs :func:`training.rllib_train.train_rllib` (no SB3 callbacks)."""
+    if cfg.backend == "rllib" and extra_callbacks:
+        raise ValueError("extra_callbacks are SB3 callbacks: backend 'rllib' takes none")
     try:
         with quiet_tensorboard_thread():
+            if cfg.backend == "rllib":
+                require_ray()
+                from .rllib_train import train_rllib
+
+                return train_rllib(cfg, run_dir, resume, progress, final_eval,
+                                   allow_policy_mismatch)
             return _train(cfg, run_dir, resume, progress, extra_callbacks, final_eval,
                           allow_policy_mismatch)
     except OSError as err:  # one no write below named (a write inside a library)
@@ -942,6 +955,8 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 parser.error(f"{run_dir} is not a run directory (no config.yaml)")
             lock = RunLock(run_dir).acquire()
             cfg = load_config(run_dir / "config.yaml", overrides)
+            if cfg.backend == "rllib":
+                require_ray()
             if not (run_dir / CHECKPOINT_NAME).is_file():
                 raise CheckpointError(f"{run_dir} holds no checkpoint (its run stopped before "
                                       f"the first one, or it was deleted); "
@@ -952,6 +967,8 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 return done
         else:
             cfg = load_config(config_path, overrides)
+            if cfg.backend == "rllib":
+                require_ray()  # before a run directory exists
             check_init_from(cfg)
             run_dir, lock = make_run_dir(cfg, args.runs_dir, args.run_name, prog)
             save_config(cfg, run_dir / "config.yaml")

@@ -36,10 +36,11 @@ ENV_NAME = "card_envs"
 
 def _options(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], str]:
     """``config``'s game, game options and illegal-action mode, checked."""
-    unknown = set(config) - {"game", "env", "illegal_action"}
+    unknown = set(config) - {"game", "env", "illegal_action", "reward", "reward_scale"}
     if unknown:
         raise ValueError(f"unknown RLlib env config keys {sorted(unknown)}: expected 'game', "
-                         "'env' (the game's options) and 'illegal_action'")
+                         "'env' (the game's options), 'illegal_action', 'reward' and "
+                         "'reward_scale'")
     if "game" not in config:
         raise ValueError("the RLlib env config needs 'game' (one of card_envs.games.GAMES)")
     from card_envs.games import get_game
@@ -50,6 +51,29 @@ def _options(config: Mapping[str, Any]) -> tuple[str, dict[str, Any], str]:
     if not isinstance(options, Mapping):
         raise ValueError(f"env: the game's options as a mapping, got {options!r}")
     return game, dict(options), str(config.get("illegal_action", "penalty"))
+
+
+class _Payout:
+    """What each seat is paid of a step's rewards: with ``reward: "zero_sum"`` its own reward
+    less the others' mean, times ``reward_scale`` (the SB3 trainer's ``selfplay.reward`` and
+    ``reward_scale``, so both trainers pay the same); the game's rewards by default."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.mode = str(config.get("reward", "learner"))
+        if self.mode not in ("learner", "zero_sum"):
+            raise ValueError(f"reward: 'learner' (each seat its own reward) or 'zero_sum', "
+                             f"got {self.mode!r}")
+        scale = config.get("reward_scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+            raise ValueError(f"reward_scale: a number > 0, got {scale!r}")
+        self.scale = float(scale)
+
+    def __call__(self, rewards: Mapping[Any, float]) -> dict[Any, float]:
+        n = len(rewards)
+        if self.mode == "zero_sum" and n > 1:
+            total = sum(rewards.values())
+            return {a: self.scale * (r - (total - r) / (n - 1)) for a, r in rewards.items()}
+        return {a: self.scale * r for a, r in rewards.items()}
 
 
 class TurnBasedEnv(MultiAgentEnv):
@@ -65,6 +89,7 @@ class TurnBasedEnv(MultiAgentEnv):
 
         self.game = game
         self.aec = CardAECEnv(make_engine(game, **options), illegal_action=illegal)
+        self.payout = _Payout(config or {})
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = self.possible_agents[:]
         observation_spaces: dict[Any, Any] = dict(self.aec.observation_spaces)
@@ -128,7 +153,7 @@ class TurnBasedEnv(MultiAgentEnv):
 
     def _collect(self) -> None:
         """Add the AEC env's last step's rewards to what each seat is owed."""
-        for a, reward in self.aec.rewards.items():
+        for a, reward in self.payout(self.aec.rewards).items():
             self._owed[a] += reward
 
     def _pay(self, agent: str) -> float:
@@ -172,6 +197,7 @@ class SimultaneousEnv(MultiAgentEnv):
         self.game = game
         module = importlib.import_module(spec.module)
         self.par = module.parallel_env(illegal_action=illegal, **options)
+        self.payout = _Payout(config or {})
         self.possible_agents = list(self.par.possible_agents)
         self.agents = self.possible_agents[:]
         observation_spaces: dict[Any, Any] = dict(self.par.observation_spaces)
@@ -186,6 +212,7 @@ class SimultaneousEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
         obs, rewards, terms, truncs, infos = self.par.step(dict(action_dict))
+        rewards = self.payout(rewards)
         done = not self.par.agents
         if not done:  # at the end ``agents`` keeps those given their final observation
             self.agents = list(self.par.agents)

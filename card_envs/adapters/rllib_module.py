@@ -9,7 +9,9 @@ without Ray. Illegal actions get logit ``FLOAT_MIN`` (RLlib's own masking consta
 are never sampled and carry no gradient.
 
 ``model_config``: ``{"game", "env", "features": "raw" | "derived", "policy_kwargs"}`` (the
-``ppo.policy_kwargs`` of our YAML configs; default ``{"net_arch": [128, 128]}``).
+``ppo.policy_kwargs`` of our YAML configs; default ``{"net_arch": [128, 128]}``), and
+optionally ``"greedy": True``: the module then always plays its most likely legal move (a
+frozen self-play opponent with ``selfplay.opponent_deterministic``).
 """
 
 from __future__ import annotations
@@ -85,7 +87,11 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         latent_pi, _ = self._latents(obs)
-        return {Columns.ACTION_DIST_INPUTS: self._masked_logits(latent_pi, obs["action_mask"])}
+        logits = self._masked_logits(latent_pi, obs["action_mask"])
+        if _config(self).get("greedy"):  # only the most likely legal move stays sampleable
+            best = logits.argmax(dim=-1, keepdim=True)
+            logits = torch.full_like(logits, FLOAT_MIN).scatter(-1, best, 0.0)
+        return {Columns.ACTION_DIST_INPUTS: logits}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
@@ -101,11 +107,14 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
 
 
 def module_spec(game: str, env: Mapping[str, Any] | None = None, features: str = "raw",
-                policy_kwargs: Mapping[str, Any] | None = None) -> RLModuleSpec:
+                policy_kwargs: Mapping[str, Any] | None = None,
+                greedy: bool = False) -> RLModuleSpec:
     """The :class:`MaskedPPOModule` spec for ``game`` (spaces come from the env)."""
-    return RLModuleSpec(module_class=MaskedPPOModule, model_config={
-        "game": game, "env": dict(env or {}), "features": features,
-        "policy_kwargs": dict(policy_kwargs or {})})
+    config: dict[str, Any] = {"game": game, "env": dict(env or {}), "features": features,
+              "policy_kwargs": dict(policy_kwargs or {})}
+    if greedy:
+        config["greedy"] = True
+    return RLModuleSpec(module_class=MaskedPPOModule, model_config=config)
 
 
 def export_maskable_ppo(module: MaskedPPOModule, path: str | os.PathLike[str],
