@@ -66,8 +66,10 @@ run_tests() {
                 tests/test_api_all_games.py::test_pettingzoo_seed \
                 tests/test_api_all_games.py::test_registries \
                 tests/test_ecosystem.py -k "pettingzoo or aec or parallel or state or registries" ;;
-        # The adapter, modules and export, then sampling with RLlib's EnvRunner (no cluster).
-        rllib) set -- tests/libraries/test_rllib.py tests/libraries/test_rllib_runner.py ;;
+        # The adapter, modules and export, sampling with RLlib's EnvRunner (no cluster), then
+        # backend: rllib training on a local Ray (league, kill and resume, export).
+        rllib) set -- tests/libraries/test_rllib.py tests/libraries/test_rllib_runner.py \
+                      tests/libraries/test_rllib_train.py ;;
         *) set -- "tests/libraries/test_$step.py" ;;
     esac
     PYTHONPATH=$ROOT CARD_ENVS_PURE_PYTHON=1 "$CACHE/$step/bin/python" -m pytest \

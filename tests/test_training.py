@@ -30,6 +30,7 @@ from card_envs.games import GAMES
 from training import yaml12
 from training.checkpoint import CheckpointError, atomic_write, load_checkpoint
 from training.config import (
+    SECTIONS,
     Config,
     ConfigError,
     EvaluationConfig,
@@ -352,7 +353,7 @@ def test_docs_list_every_config_key_with_its_default() -> None:
     defaults = from_dict({"game": "roy"}).to_dict()
     expected = {}
     for name in Config.model_fields:
-        if name in ("selfplay", "training", "evaluation", "pretrain"):  # the sections
+        if name in SECTIONS:  # the sections
             expected.update({f"{name}.{k}": v for k, v in defaults[name].items()})
         else:
             expected[name] = defaults[name]

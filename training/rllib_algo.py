@@ -83,7 +83,10 @@ def build_algorithm_config(cfg: Config) -> PPOConfig:
     return (
         PPOConfig()
         .environment(SimultaneousEnv if simultaneous else TurnBasedEnv,
-                     env_config=env_config(cfg))
+                     env_config=env_config(cfg),
+                     # RLlib's check steps the env with unmasked random moves (illegal ones
+                     # warn); the adapters have their own tests.
+                     disable_env_checking=True)
         .env_runners(num_env_runners=rl.num_env_runners,
                      num_envs_per_env_runner=envs_per_runner(cfg),
                      num_cpus_per_env_runner=rl.num_cpus_per_env_runner,
