@@ -190,7 +190,7 @@ def test_the_schema_describes_every_key_and_default() -> None:
         # A key that is no text (YAML's 1:, null:, true:) is an unknown key where it stands, as
         # before the schema moved to pydantic: pydantic said the section was no mapping, and
         # crashed on optimizer_kwargs (KeyError: 'propertyNames').
-        ({1: 2}, r"^1: unknown key; allowed: env, evaluation, features, game, ppo, "),
+        ({1: 2}, r"^1: unknown key; allowed: backend, env, evaluation, features, game, ppo, "),
         ({"selfplay": {None: 1}}, r"^selfplay\.None: unknown key; allowed: latest_prob, "),
         ({"training": {True: 1, "total_timesteps": 0}}, r"training\.total_timesteps: expected "
          r"an integer >= 1, got 0\ntraining\.True: unknown key; allowed: checkpoint_every"),

@@ -135,7 +135,7 @@ def _league(**kwargs: Any) -> League:
 
 
 def test_the_league_seats_opponents_at_the_selfplay_rates() -> None:
-    league, n = _league(), 6000
+    league, n = _league(latest_prob=0.7), 6000
     seats = [league.draw() for _ in range(n)]
     learner_at = Counter(next(a for a, m in s.items() if m == LEARNER) for s in seats)
     assert all(abs(learner_at[a] / n - 1 / 3) < 0.03 for a in AGENTS), learner_at
@@ -145,9 +145,9 @@ def test_the_league_seats_opponents_at_the_selfplay_rates() -> None:
     for kind, rate in (("self", 0.5), (RANDOM, 0.2), (HEURISTIC, 0.3)):
         assert abs(kinds[kind] / total - rate) < 0.03, kinds
     snaps = Counter(m for s in seats for m in s.values() if m.startswith("snapshot_"))
-    # the newest half the time, else uniform over the three: 0.5 + 0.5 / 3 for the newest
-    assert abs(snaps[snapshot_id(2)] / kinds["self"] - (0.5 + 0.5 / 3)) < 0.03, snaps
-    assert abs(snaps[snapshot_id(0)] / kinds["self"] - 0.5 / 3) < 0.03, snaps
+    # the newest at latest_prob, else uniform over the three: 0.7 + 0.3 / 3 for the newest
+    assert abs(snaps[snapshot_id(2)] / kinds["self"] - (0.7 + 0.3 / 3)) < 0.03, snaps
+    assert abs(snaps[snapshot_id(0)] / kinds["self"] - 0.3 / 3) < 0.03, snaps
 
 
 def test_the_league_without_snapshots_and_with_a_fixed_seat() -> None:

@@ -58,6 +58,9 @@ SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
 CHECKPOINT = "training/checkpoint.py"
+LEAGUE = "card_envs/adapters/rllib_league.py"
+RLLIB_SETTINGS = "training/rllib_settings.py"
+RLLIB_BACKEND_TESTS = "tests/test_rllib_backend.py"
 TRAINING_CONFIG = "training/config.py"
 GAME_PAGES = "docs/_hooks/game_pages.py"
 CONFIG_ERRORS = "training/config_errors.py"
@@ -2360,5 +2363,60 @@ CATALOG: tuple[Mutant, ...] = (
         new="            if False:\n",
         tests=(f"{SEARCH_TESTS}::test_spec_errors_name_the_problem",),
         why="a misspelt setting (sims=10) fails obscurely or is ignored",
+    ),
+    Mutant(
+        id="league-latest-prob-inverted",
+        area="training",
+        path=LEAGUE,
+        old="            elif rng.random() < self.latest_prob:\n",
+        new="            elif rng.random() >= self.latest_prob:\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_the_league_seats_opponents_at_the_selfplay_rates",),
+        why="RLlib self-play plays the newest snapshot at 1 - latest_prob",
+    ),
+    Mutant(
+        id="league-learner-seat-fixed",
+        area="training",
+        path=LEAGUE,
+        old="        seat = int(rng.integers(n)) if self.learner_seat == \"random\" "
+            "else int(self.learner_seat)\n",
+        new="        seat = 0 if self.learner_seat == \"random\" else int(self.learner_seat)\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_the_league_seats_opponents_at_the_selfplay_rates",),
+        why="learner_seat: random always seats the RLlib learner first",
+    ),
+    Mutant(
+        id="league-redraws-within-an-episode",
+        area="training",
+        path=LEAGUE,
+        old="        seats = self._seats.get(key)\n",
+        new="        seats = None\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_the_league_draws_once_per_episode_and_reproducibly",),
+        why="each seat of one episode is drawn from a different draw: two learners, or none",
+    ),
+    Mutant(
+        id="league-pool-overwrites-newest",
+        area="training",
+        path=LEAGUE,
+        old="        return min(self.steps, key=lambda s: (self.steps[s], s))\n",
+        new="        return max(self.steps, key=lambda s: (self.steps[s], s))\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_the_snapshot_pool_overwrites_its_oldest_slot",),
+        why="a full RLlib snapshot pool overwrites its newest snapshot, keeping the oldest forever",
+    ),
+    Mutant(
+        id="rllib-batch-not-scaled-to-learner-steps",
+        area="training",
+        path=RLLIB_SETTINGS,
+        old="    return 1 if simultaneous else num_players\n",
+        new="    return 1\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_ppo_maps_onto_rllib_s_names_and_batches",),
+        why="RLlib's train batch in env steps holds 1/num_players of SB3's learner samples",
+    ),
+    Mutant(
+        id="rllib-clip-range-vf-dropped",
+        area="training",
+        path=RLLIB_SETTINGS,
+        old="        \"ppo.clip_range_vf\": (ppo.get(\"clip_range_vf\") is not None,\n",
+        new="        \"ppo.clip_range_vf\": (False,\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::test_what_rllib_cannot_honour_is_refused_by_name",),
+        why="an SB3 key with no RLlib meaning is silently ignored under backend: rllib",
     ),
 )
