@@ -188,3 +188,23 @@ def test_the_snapshot_pool_overwrites_its_oldest_slot() -> None:
 
 def test_rllib_runs_keep_their_outputs_in_the_run_directory_list() -> None:
     assert "rllib" in train.RUN_OUTPUTS  # a restarted run directory drops RLlib's folders too
+
+
+def test_checkpoints_from_before_the_backend_key_resume_and_rllib_runs_may_move(
+        tmp_path: Path) -> None:
+    from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+
+    sb3 = from_dict({"game": "roy"}).to_dict()
+    old = {k: v for k, v in sb3.items() if k not in ("backend", "rllib")}
+    save_checkpoint(tmp_path / "old.pt", {"config": old, "num_timesteps": 5})
+    assert load_checkpoint(tmp_path / "old.pt", sb3)["num_timesteps"] == 5
+    with pytest.raises(CheckpointError, match="backend: checkpoint 'sb3', now 'rllib'"):
+        load_checkpoint(tmp_path / "old.pt", from_dict(_cfg()).to_dict())
+    ran = from_dict(_cfg()).to_dict()
+    save_checkpoint(tmp_path / "rl.pt", {"config": ran, "num_timesteps": 7})
+    # Resumed on a cluster, with more EnvRunners and its own runtime_env: the same run.
+    moved = from_dict(_cfg(rllib={"address": "10.0.0.1:6379", "num_env_runners": 8,
+                                  "runtime_env": {"pip": ["card-envs[rllib]"]}})).to_dict()
+    assert load_checkpoint(tmp_path / "rl.pt", moved)["num_timesteps"] == 7
+    with pytest.raises(CheckpointError, match="rllib.num_learners: checkpoint 0, now 2"):
+        load_checkpoint(tmp_path / "rl.pt", from_dict(_cfg(rllib={"num_learners": 2})).to_dict())

@@ -30,7 +30,20 @@ CHECKPOINT_NAME = "checkpoint.pt"
 #: "auto" adopts it, another number is refused when the games are restored.
 RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
                   "evaluation.final_games", "training.device", "training.keep_policies",
-                  "selfplay.workers"}
+                  "selfplay.workers",
+                  # Where an RLlib run runs: resume it on a cluster, or with more EnvRunners
+                  # (``num_envs_per_env_runner: auto`` shares the same games out over them).
+                  "rllib.address", "rllib.num_env_runners", "rllib.num_cpus_per_env_runner",
+                  "rllib.num_gpus_per_learner", "rllib.num_cpus", "rllib.runtime_env",
+                  "rllib.sample_timeout_s"}
+
+
+def _added_keys() -> dict[str, Any]:
+    """Config keys added after checkpoints were first written, with the value every run from
+    before had: such a checkpoint is of an SB3 run, with the rllib section's defaults."""
+    from .config import RLlibSettings
+
+    return {"backend": "sb3", "rllib": RLlibSettings().model_dump()}
 
 
 class CheckpointError(RuntimeError):
@@ -82,12 +95,18 @@ def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a card-envs training checkpoint "
                               f"(format {FORMAT})")
-    saved = state.get("config", {})
-    diff = [d for d in _diff(saved, config) if _key_of(d) not in RESUMABLE_KEYS]
+    saved = {**_added_keys(), **state.get("config", {})}
+    diff = [d for d in _diff(saved, config) if not _resumable(_key_of(d))]
     if diff:
         raise CheckpointError(f"checkpoint {str(path)!r} was written with a different config: "
                               + "; ".join(diff[:8]))
     return state
+
+
+def _resumable(key: str) -> bool:
+    """``key`` or a section holding it may change on resume (``rllib.runtime_env.pip``)."""
+    parts = key.split(".")
+    return any(".".join(parts[:n]) in RESUMABLE_KEYS for n in range(1, len(parts) + 1))
 
 
 def _key_of(difference: str) -> str:

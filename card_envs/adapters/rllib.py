@@ -79,7 +79,9 @@ class _Payout:
 class TurnBasedEnv(MultiAgentEnv):
     """One game as an RLlib ``MultiAgentEnv`` with PettingZoo's turn order (module docstring).
 
-    ``config``: ``{"game": <name>, "env": {<game options>}, "illegal_action": <mode>}``.
+    ``config``: ``{"game": <name>, "env": {<game options>}, "illegal_action": <mode>}``, and
+    optionally ``"reward": "zero_sum"`` and ``"reward_scale"`` (what each seat is paid, as the
+    SB3 trainer's ``selfplay.reward`` and ``reward_scale``).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
