@@ -1655,7 +1655,7 @@ CATALOG: tuple[Mutant, ...] = (
         id="tr-checkpoint-any-config",
         area="training",
         path=CHECKPOINT,
-        old="diff = [d for d in _diff(saved, config) if _key_of(d) not in RESUMABLE_KEYS]",
+        old="diff = [d for d in _diff(saved, config) if not _resumable(_key_of(d))]",
         new="diff = []",
         tests=("tests/test_training.py::test_corrupt_or_mismatched_checkpoint_is_a_clear_error",),
         why="a checkpoint written with a different config is resumed without a word",
