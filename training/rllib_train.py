@@ -376,8 +376,10 @@ def train_rllib(cfg: Config, run_dir: Path, resume: bool = False, progress: bool
 
     run = RLlibRun(cfg, run_dir, state, progress)
     try:
+        run.build(state)
+        # Only now: ray.init sets its own SIGTERM handler (sys.exit), which would end the run
+        # between checkpoints; ours stops it at the next iteration after a checkpoint.
         with run.stop_request:
-            run.build(state)
             if state is not None:
                 save_config(cfg, run_dir / "config.yaml")
                 print(f"resuming from the checkpoint at step {state['num_timesteps']}, to "

@@ -2,8 +2,8 @@
 league on a local Ray. The league's mechanics in one process (only the learner learns; a
 snapshot is the learner's weights, frozen; every opponent kind plays), then the command line:
 a self-play run of ROY with two EnvRunner processes, killed (SIGKILL) after a checkpoint,
-refused to a second process while it runs, resumed to the end, and its exported policy
-evaluated in a process that never imports Ray."""
+refused to a second process while it runs, resumed, stopped by SIGTERM, resumed to the end,
+and its exported policy evaluated in a process that never imports Ray."""
 
 from __future__ import annotations
 
@@ -186,10 +186,31 @@ def test_a_run_killed_resumes_and_its_policy_plays_without_ray(tmp_path: Path) -
     assert (run / "latest.zip").is_file() and (run / "best.zip").is_file()
     rows_before = _steps(run / "progress.csv")
 
+    # Resumed, then SIGTERM: it stops at the next iteration after a checkpoint (Ray's own
+    # SIGTERM handler would exit at once), and a third session finishes the run.
+    resumed = _train("--resume", str(run))
+    try:
+        deadline = time.time() + 400
+        while _checkpoint_step(run) <= killed_at:
+            assert resumed.poll() is None, resumed.communicate()[0][-3000:]
+            assert time.time() < deadline, "no checkpoint after the resume in time"
+            time.sleep(1)
+        resumed.send_signal(signal.SIGTERM)
+        out, _ = resumed.communicate(timeout=300)
+    finally:
+        if resumed.poll() is None:
+            os.killpg(resumed.pid, signal.SIGKILL)
+    assert f"resuming from the checkpoint at step {killed_at}" in out
+    assert resumed.returncode == 128 + signal.SIGTERM, out[-4000:]
+    stopped_at = _checkpoint_step(run)
+    assert killed_at < stopped_at < 2400
+    assert f"stopped by SIGTERM after a checkpoint at step {stopped_at}" in out, out[-3000:]
+    assert "by SIGTERM: unfinished" in (run / "summary.json").read_text()
+    assert not (run / "final.zip").exists()
     resumed = _train("--resume", str(run))
     out, _ = resumed.communicate(timeout=600)
+    assert f"resuming from the checkpoint at step {stopped_at}" in out
     assert resumed.returncode == 0, out[-4000:]
-    assert f"resuming from the checkpoint at step {killed_at}" in out
     steps = _steps(run / "progress.csv")
     assert steps == sorted(steps) and len(set(steps)) == len(steps), steps
     assert steps[-1] >= 2400
