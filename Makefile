@@ -12,7 +12,7 @@ PIP_FLAGS := --constraint constraints.txt $(if $(wildcard /opt/wheels),--find-li
 COMPILED_SOURCES := $(shell $(PYTHON) card_envs/compiled.py)
 MANIFEST := card_envs/_compiled.json
 
-.PHONY: run demo build test test-pure test-install test-marl test-rllib test-browser mutation lint
+.PHONY: run demo build test test-pure test-install test-marl test-rllib test-rllib-cluster test-browser mutation lint
 .PHONY: bench docs docs-serve
 .PHONY: release clean
 
@@ -66,6 +66,12 @@ test-marl:
 # game, the masked module, its export played without Ray, sampling with the EnvRunner.
 test-rllib:
 	bash .ci/libraries.sh rllib
+
+# A real two-node Ray cluster on this host (one CPU per node), in the rllib virtualenv: env
+# runners on different nodes, a self-play run killed and resumed, evaluated without Ray
+# (tests/libraries/test_rllib_cluster.py; every process of the cluster is gone afterwards).
+test-rllib-cluster:
+	bash .ci/libraries.sh rllib-cluster
 
 # The tests' own test: every planted bug in benchmarks/mutation/catalog.py must fail a test.
 mutation: $(VENV)/.installed

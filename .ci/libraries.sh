@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The RL libraries our users bring, each for real in its own virtualenv (`make test-marl`):
-#   bash .ci/libraries.sh [torchrl tianshou agilerl supersuit pettingzoo-lowest rllib]
+#   bash .ci/libraries.sh [torchrl tianshou agilerl supersuit pettingzoo-lowest rllib rllib-cluster]
 # A step's virtualenv holds torch==2.13.0 (installed first, from the local CPU wheel; never a
 # CUDA build: constraints.txt pins it), then the library (.ci/libraries/<step>.txt) resolved
 # together with card-envs' own dependencies, as a user's `pip install` would. The tests run on
@@ -15,6 +15,8 @@ PIP_FLAGS=(--quiet --constraint "$ROOT/constraints.txt")
 [[ -d /opt/wheels ]] && PIP_FLAGS+=(--find-links /opt/wheels)
 STEPS=("$@")
 ((${#STEPS[@]})) || STEPS=(torchrl tianshou agilerl supersuit pettingzoo-lowest)
+# A step's virtualenv: its own, except rllib-cluster (a real Ray cluster), which uses rllib's.
+venv_name() { if [[ $1 == rllib-cluster ]]; then echo rllib; else echo "$1"; fi; }
 
 # card-envs' own run-time dependencies, from pyproject.toml, plus those of the extras a step's
 # requirements file names on a line `# card-envs extras: a b` (their own card-envs[...] lines
@@ -70,18 +72,21 @@ run_tests() {
         # backend: rllib training on a local Ray (league, kill and resume, export).
         rllib) set -- tests/libraries/test_rllib.py tests/libraries/test_rllib_runner.py \
                       tests/libraries/test_rllib_train.py ;;
+        # Two Ray nodes on this host (one CPU each): placement, training, kill, resume.
+        rllib-cluster) set -- -m cluster tests/libraries/test_rllib_cluster.py ;;
         *) set -- "tests/libraries/test_$step.py" ;;
     esac
-    PYTHONPATH=$ROOT CARD_ENVS_PURE_PYTHON=1 "$CACHE/$step/bin/python" -m pytest \
+    PYTHONPATH=$ROOT CARD_ENVS_PURE_PYTHON=1 "$CACHE/$(venv_name "$step")/bin/python" -m pytest \
         -p no:cacheprovider -W ignore::DeprecationWarning "$@"
 }
 
 for step in "${STEPS[@]}"; do
-    [[ -f .ci/libraries/$step.txt ]] || { echo "unknown step $step" >&2; exit 2; }
+    venv=$(venv_name "$step")
+    [[ -f .ci/libraries/$venv.txt ]] || { echo "unknown step $step" >&2; exit 2; }
     start=$SECONDS
     echo "== $step"
-    venv_for "$step"
-    "$CACHE/$step/bin/pip" freeze | grep -i -E "^($step|ray|torch|pettingzoo|gymnasium|tensordict|stable|sb3)[-_=]" || true
+    venv_for "$venv"
+    "$CACHE/$venv/bin/pip" freeze | grep -i -E "^($venv|ray|torch|pettingzoo|gymnasium|tensordict|stable|sb3)[-_=]" || true
     run_tests "$step"
     echo "== $step: $((SECONDS - start)) s"
 done

@@ -1,0 +1,224 @@
+"""A real multi-node Ray cluster on one host, for the cluster CI step and the RLlib benchmark.
+
+Each node is its own ``ray start --block`` (the head, then ``--address <head>``), with its own
+temp directory and ports, started in a new session. Ray's daemons (GCS, raylet, agents) and
+every worker process a raylet forks stay in that session, so stopping the cluster kills exactly
+these processes, by session id, and checks that none is left. ``ray stop`` is not used: it
+kills every Ray process of the user on the machine, other people's clusters included.
+
+Ray advertises a node started on ``127.0.0.1`` under the host's own address (it swaps loopback
+for a reachable IP); the traffic still never leaves the host. Token authentication is on with a
+fresh token per cluster (Ray 2.60 turns it on whenever ``~/.ray/auth_token`` exists, and a
+worker node or driver without the token is refused): drivers get the token from :attr:`env`.
+
+    python benchmarks/ray_cluster.py --nodes 2 --cpus 1   # start, print the address, wait
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Ray prints this once a node is up (``ray start``'s own success line).
+_STARTED = "Ray runtime started."
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (any interface)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def session_processes(sid: int) -> list[tuple[int, str]]:
+    """(pid, command line or process title) of every live process in session ``sid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # Fields after the parenthesised name: state ppid pgrp session ...
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) != sid or fields[0] == "Z":
+                continue
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        found.append((int(entry.name), cmd.strip()))
+    return found
+
+
+def kill_session(sid: int, grace: float = 15.0) -> list[tuple[int, str]]:
+    """SIGTERM every process of session ``sid``, SIGKILL what is left after ``grace`` seconds;
+    returns what is still alive after that (should be nothing)."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+        for pid, _ in session_processes(sid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while session_processes(sid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not session_processes(sid):
+            return []
+    return session_processes(sid)
+
+
+@dataclass
+class Node:
+    """One ``ray start --block`` process (the session leader of the node's processes)."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def sid(self) -> int:
+        return self.process.pid
+
+
+@dataclass
+class LoopbackCluster:
+    """``nodes`` Ray nodes of ``cpus`` CPUs each on this host (module docstring).
+
+    ``ray``: the ``ray`` executable (the virtualenv's); ``env``: extra variables for the nodes
+    (and so for every worker they start), e.g. ``PYTHONPATH`` so workers import card_envs."""
+
+    ray: str
+    nodes: int = 2
+    cpus: int = 1
+    env: dict[str, str] = field(default_factory=dict)
+    start_timeout: float = 240.0
+    object_store_bytes: int = 256 * 1024 * 1024
+    root: Path = field(init=False)
+    address: str = field(init=False, default="")
+    started: list[Node] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.nodes < 1 or self.cpus < 1:
+            raise ValueError(f"nodes and cpus must be >= 1, got {self.nodes}, {self.cpus}")
+        # Short: Ray's unix sockets live under it (107-byte limit on socket paths).
+        self.root = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
+        token = self.root / "auth_token"
+        token.write_text(secrets.token_hex(32))
+        token.chmod(0o600)
+        self.env = {**self.env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token),
+                    "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1"}
+
+    def driver_env(self) -> dict[str, str]:
+        """The environment a driver needs to join: this process's, the nodes' variables and
+        ``RAY_ADDRESS``."""
+        return {**os.environ, **self.env, "RAY_ADDRESS": self.address}
+
+    def start(self) -> str:
+        """Start the head, then the other nodes; returns the head's ``host:port``."""
+        try:
+            port = free_port()
+            self._start_node("head", ["--head", "--node-ip-address", "127.0.0.1",
+                                      "--port", str(port), "--include-dashboard", "false",
+                                      "--dashboard-port", str(free_port()),
+                                      "--ray-client-server-port", str(free_port())])
+            self.address = self._advertised_address(port)
+            for k in range(1, self.nodes):
+                self._start_node(f"node{k}", ["--address", self.address])
+        except BaseException:
+            self.stop()
+            raise
+        return self.address
+
+    def _start_node(self, name: str, args: list[str]) -> None:
+        temp = self.root / name
+        temp.mkdir()
+        low = random.randrange(20000, 59000, 100)  # each node its own worker-port block
+        cmd = [self.ray, "start", "--block", *args, "--num-cpus", str(self.cpus),
+               "--num-gpus", "0", "--temp-dir", str(temp),
+               "--object-store-memory", str(self.object_store_bytes),
+               "--node-manager-port", str(free_port()),
+               "--object-manager-port", str(free_port()),
+               "--metrics-export-port", str(free_port()),
+               "--dashboard-agent-listen-port", str(free_port()),
+               "--dashboard-agent-grpc-port", str(free_port()),
+               "--runtime-env-agent-port", str(free_port()),
+               "--min-worker-port", str(low), "--max-worker-port", str(low + 99),
+               "--disable-usage-stats"]
+        log = self.root / f"{name}.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True,
+                                       env={**os.environ, **self.env})
+        node = Node(name, process, log)
+        self.started.append(node)
+        deadline = time.monotonic() + self.start_timeout
+        while _STARTED not in log.read_text(errors="replace"):
+            if process.poll() is not None:
+                raise RuntimeError(f"ray start ({name}) exited with {process.returncode}:\n"
+                                   + log.read_text(errors="replace")[-4000:])
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"ray start ({name}) not up after {self.start_timeout:.0f} "
+                                   "s:\n" + log.read_text(errors="replace")[-4000:])
+            time.sleep(0.5)
+
+    def _advertised_address(self, port: int) -> str:
+        """The head's GCS address as Ray advertises it (it swaps 127.0.0.1 for the host's)."""
+        recorded = self.root / "head" / "ray_current_cluster"  # written by ray start --head
+        return recorded.read_text().strip() if recorded.exists() else f"127.0.0.1:{port}"
+
+    def processes(self) -> dict[str, list[tuple[int, str]]]:
+        """Each node's live processes (its session's), by node name."""
+        return {node.name: session_processes(node.sid) for node in self.started}
+
+    def stop(self) -> list[tuple[int, str]]:
+        """Kill every node's processes; returns any that survived (none expected). The temp
+        directory (logs) goes too unless ``CARD_ENVS_KEEP_RAY_LOGS`` is set."""
+        left: list[tuple[int, str]] = []
+        for node in reversed(self.started):
+            left += kill_session(node.sid)
+            try:
+                node.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                left.append((node.process.pid, "ray start"))
+        self.started.clear()
+        if not os.environ.get("CARD_ENVS_KEEP_RAY_LOGS"):
+            shutil.rmtree(self.root, ignore_errors=True)
+        return left
+
+    def __enter__(self) -> LoopbackCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        left = self.stop()
+        if left:
+            raise RuntimeError(f"Ray processes survived the cluster's stop: {left}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Start a Ray cluster on this host and wait "
+                                     "(Ctrl-C stops it).")
+    parser.add_argument("--nodes", type=int, default=2)
+    parser.add_argument("--cpus", type=int, default=1, help="CPUs per node")
+    parser.add_argument("--ray", default=str(Path(sys.executable).with_name("ray")))
+    args = parser.parse_args(argv)
+    with LoopbackCluster(args.ray, args.nodes, args.cpus) as cluster:
+        print(f"RAY_ADDRESS={cluster.address}")
+        print(f"RAY_AUTH_MODE=token RAY_AUTH_TOKEN_PATH={cluster.env['RAY_AUTH_TOKEN_PATH']}",
+              flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            signal.pause()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""RLlib on a real two-node Ray cluster (``make test-rllib-cluster``, marker ``cluster``).
+
+Two ``ray start`` nodes on this host, one CPU each (benchmarks/ray_cluster.py), started once
+for the module. Drivers are separate processes joining with ``RAY_ADDRESS``, as a user's would.
+The env runners' placement is checked twice: by RLlib (each runner's
+``get_runtime_context().get_node_id()``, against ``ray.nodes()``) and by the operating system
+(the ``ray::MultiAgentEnvRunner`` processes, grouped by the session of the node that forked
+them). After the module, no process of either node may be left.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+from benchmarks.ray_cluster import LoopbackCluster, session_processes  # noqa: E402
+
+pytestmark = pytest.mark.cluster
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER_TITLE = "ray::MultiAgentEnvRunner"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LoopbackCluster]:
+    # Workers import card_envs from this checkout (plain Python), as the step's pytest does.
+    env = {"PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"}
+    ray = str(Path(sys.executable).with_name("ray"))
+    started = LoopbackCluster(ray, nodes=2, cpus=1, env=env)
+    try:
+        started.start()
+        yield started
+    finally:
+        left = started.stop()
+    assert not left, f"processes of the cluster survived its stop: {left}"
+
+
+def runner_nodes(cluster: LoopbackCluster) -> dict[str, int]:
+    """How many env-runner actor processes each node runs now (by process title)."""
+    return {name: sum(title.startswith(RUNNER_TITLE) for _, title in procs)
+            for name, procs in cluster.processes().items()}
+
+
+#: A driver of its own: PPO (our adapter and masked module, ROY against the heuristic) with two
+#: env runners of one CPU each, one training iteration; prints the runners' node ids and the
+#: cluster's alive nodes as JSON.
+PLAIN_PPO = """
+import json, ray
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.tune.registry import register_env
+from card_envs.adapters.rllib import ENV_NAME, env_creator
+from card_envs.adapters.rllib_module import agent_module_spec, module_spec
+
+ray.init()  # RAY_ADDRESS: the cluster
+register_env(ENV_NAME, env_creator)
+config = (
+    PPOConfig()
+    .environment(ENV_NAME, env_config={"game": "roy", "env": {}})
+    .env_runners(num_env_runners=2, num_envs_per_env_runner=1, num_cpus_per_env_runner=1,
+                 rollout_fragment_length=64)
+    .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
+    .multi_agent(policies={"main", "heuristic"},
+                 policy_mapping_fn=lambda a, e, **k: "main" if a == "player_0" else "heuristic",
+                 policies_to_train=["main"])
+    .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+        "main": module_spec("roy", policy_kwargs={"net_arch": [32, 32]}),
+        "heuristic": agent_module_spec("heuristic", "roy")}))
+    .debugging(seed=0)
+)
+algo = config.build_algo()
+nodes = algo.env_runner_group.foreach_env_runner(
+    lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False)
+result = algo.train()
+print("RESULT", json.dumps({
+    "runner_nodes": nodes,
+    "alive_nodes": [n["NodeID"] for n in ray.nodes() if n["Alive"]],
+    "env_steps": result["env_runners"]["num_env_steps_sampled_lifetime"]}), flush=True)
+input()  # hold the actors until the test has looked at the processes
+algo.stop()
+"""
+
+
+def test_two_env_runners_run_on_different_nodes(cluster: LoopbackCluster) -> None:
+    driver = subprocess.Popen([sys.executable, "-c", PLAIN_PPO], env=cluster.driver_env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert driver.stdin is not None and driver.stdout is not None
+    lines: list[str] = []
+    try:
+        for line in driver.stdout:
+            lines.append(line)
+            if line.startswith("RESULT "):
+                break
+        else:
+            pytest.fail(f"the driver ended without a result:\n{''.join(lines)[-6000:]}")
+        result = json.loads(lines[-1].removeprefix("RESULT "))
+        # RLlib's view: two runners, each on its own node of the two alive ones.
+        assert len(result["runner_nodes"]) == 2
+        assert set(result["runner_nodes"]) == set(result["alive_nodes"])
+        assert len(result["alive_nodes"]) == 2
+        assert result["env_steps"] >= 128
+        # The operating system's: one runner process in each node's session.
+        assert runner_nodes(cluster) == {"head": 1, "node1": 1}
+        driver.stdin.write("\n")
+        driver.stdin.flush()
+        assert driver.wait(timeout=120) == 0, "".join(lines)[-6000:]
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    # The driver gone, its actors go: the runner processes end.
+    deadline = time.monotonic() + 60
+    while any(runner_nodes(cluster).values()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(runner_nodes(cluster).values())
+    assert not session_processes(driver.pid)
