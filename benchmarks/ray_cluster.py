@@ -94,8 +94,10 @@ class Node:
 class LoopbackCluster:
     """``nodes`` Ray nodes of ``cpus`` CPUs each on this host (module docstring).
 
-    ``ray``: the ``ray`` executable (the virtualenv's); ``env``: extra variables for the nodes
-    (and so for every worker they start), e.g. ``PYTHONPATH`` so workers import card_envs."""
+    ``ray``: the ``ray`` executable (the virtualenv's); ``env``: variables for the nodes (and
+    so for every worker they start). The nodes do not inherit this process's ``PYTHONPATH``:
+    what workers import beyond the virtualenv comes with the driver's ``runtime_env``, or with
+    a ``PYTHONPATH`` given in ``env``, as on a real cluster."""
 
     ray: str
     nodes: int = 2
@@ -117,6 +119,10 @@ class LoopbackCluster:
         token.chmod(0o600)
         self.env = {**self.env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token),
                     "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1"}
+
+    def _node_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
+        return {**env, **self.env}
 
     def driver_env(self) -> dict[str, str]:
         """The environment a driver needs to join: this process's, the nodes' variables and
@@ -158,7 +164,7 @@ class LoopbackCluster:
         with open(log, "wb") as out:
             process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
-                                       env={**os.environ, **self.env})
+                                       env=self._node_env(), cwd=temp)
         node = Node(name, process, log)
         self.started.append(node)
         deadline = time.monotonic() + self.start_timeout

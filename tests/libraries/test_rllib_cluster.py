@@ -26,14 +26,18 @@ from benchmarks.ray_cluster import LoopbackCluster, session_processes  # noqa: E
 pytestmark = pytest.mark.cluster
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_TITLE = "ray::MultiAgentEnvRunner"
+#: What a driver gives Ray to ship to every worker: this checkout's package, plain Python (its
+#: compiled extensions, if built, need the shared library beside the package, not shipped).
+RUNTIME_ENV = {"py_modules": [str(ROOT / "card_envs")],
+               "env_vars": {"CARD_ENVS_PURE_PYTHON": "1"}}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LoopbackCluster]:
-    # Workers import card_envs from this checkout (plain Python), as the step's pytest does.
-    env = {"PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"}
+    # The nodes have the virtualenv (Ray, torch, SB3) but not card_envs, which is not
+    # installed there: each driver ships it (RUNTIME_ENV), as to a real cluster.
     ray = str(Path(sys.executable).with_name("ray"))
-    started = LoopbackCluster(ray, nodes=2, cpus=1, env=env)
+    started = LoopbackCluster(ray, nodes=2, cpus=1)
     try:
         started.start()
         yield started
@@ -52,14 +56,14 @@ def runner_nodes(cluster: LoopbackCluster) -> dict[str, int]:
 #: env runners of one CPU each, one training iteration; prints the runners' node ids and the
 #: cluster's alive nodes as JSON.
 PLAIN_PPO = """
-import json, ray
+import json, sys, ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.tune.registry import register_env
 from card_envs.adapters.rllib import ENV_NAME, env_creator
 from card_envs.adapters.rllib_module import agent_module_spec, module_spec
 
-ray.init()  # RAY_ADDRESS: the cluster
+ray.init(runtime_env=json.loads(sys.argv[1]))  # RAY_ADDRESS: the cluster
 register_env(ENV_NAME, env_creator)
 config = (
     PPOConfig()
@@ -76,11 +80,15 @@ config = (
     .debugging(seed=0)
 )
 algo = config.build_algo()
-nodes = algo.env_runner_group.foreach_env_runner(
-    lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False)
+def where(runner):
+    import card_envs
+    return ray.get_runtime_context().get_node_id(), card_envs.__file__
+
+runners = algo.env_runner_group.foreach_env_runner(where, local_env_runner=False)
 result = algo.train()
 print("RESULT", json.dumps({
-    "runner_nodes": nodes,
+    "runner_nodes": [node for node, _ in runners],
+    "runner_card_envs": [path for _, path in runners],
     "alive_nodes": [n["NodeID"] for n in ray.nodes() if n["Alive"]],
     "env_steps": result["env_runners"]["num_env_steps_sampled_lifetime"]}), flush=True)
 input()  # hold the actors until the test has looked at the processes
@@ -88,8 +96,11 @@ algo.stop()
 """
 
 
-def test_two_env_runners_run_on_different_nodes(cluster: LoopbackCluster) -> None:
-    driver = subprocess.Popen([sys.executable, "-c", PLAIN_PPO], env=cluster.driver_env(),
+def test_two_env_runners_run_on_different_nodes(cluster: LoopbackCluster,
+                                                tmp_path: Path) -> None:
+    # Not from the checkout: Ray puts a driver's working directory on its workers' sys.path.
+    driver = subprocess.Popen([sys.executable, "-c", PLAIN_PPO, json.dumps(RUNTIME_ENV)],
+                              env=cluster.driver_env(), cwd=tmp_path,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     assert driver.stdin is not None and driver.stdout is not None
@@ -107,6 +118,9 @@ def test_two_env_runners_run_on_different_nodes(cluster: LoopbackCluster) -> Non
         assert set(result["runner_nodes"]) == set(result["alive_nodes"])
         assert len(result["alive_nodes"]) == 2
         assert result["env_steps"] >= 128
+        # card_envs came with the runtime_env (unpacked in the node's session), not the checkout.
+        for path in result["runner_card_envs"]:
+            assert str(cluster.root) in path and str(ROOT) not in path, path
         # The operating system's: one runner process in each node's session.
         assert runner_nodes(cluster) == {"head": 1, "node1": 1}
         driver.stdin.write("\n")
