@@ -83,7 +83,7 @@ class Node:
 
     name: str
     process: subprocess.Popen[bytes]
-    log: Path
+    temp: Path
 
     @property
     def sid(self) -> int:
@@ -118,7 +118,9 @@ class LoopbackCluster:
         token.write_text(secrets.token_hex(32))
         token.chmod(0o600)
         self.env = {**self.env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token),
-                    "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1"}
+                    "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1",
+                    # A loaded machine answers slowly: the GCS gets three minutes.
+                    "RAY_gcs_rpc_server_connect_timeout_s": "180"}
 
     def _node_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
@@ -145,8 +147,24 @@ class LoopbackCluster:
             raise
         return self.address
 
-    def _start_node(self, name: str, args: list[str]) -> None:
-        temp = self.root / name
+    def _start_node(self, name: str, args: list[str], attempts: int = 3) -> None:
+        """Start one node; again (up to ``attempts`` times) when Ray gives up waiting for its
+        raylet: ``ray start`` waits a fixed 30 s for it to register, which a loaded machine
+        has missed."""
+        for attempt in range(1, attempts + 1):
+            try:
+                self._start_node_once(f"{name}-{attempt}" if attempt > 1 else name, name, args)
+                return
+            except RuntimeError as err:
+                node = self.started.pop()
+                left = kill_session(node.sid)
+                if left or attempt == attempts or "timed out during startup" not in str(err):
+                    raise
+                print(f"ray start ({name}): the raylet missed Ray's 30 s start wait; again",
+                      file=sys.stderr, flush=True)
+
+    def _start_node_once(self, folder: str, name: str, args: list[str]) -> None:
+        temp = self.root / folder
         temp.mkdir()
         low = random.randrange(20000, 59000, 100)  # each node its own worker-port block
         cmd = [self.ray, "start", "--block", *args, "--num-cpus", str(self.cpus),
@@ -160,12 +178,12 @@ class LoopbackCluster:
                "--runtime-env-agent-port", str(free_port()),
                "--min-worker-port", str(low), "--max-worker-port", str(low + 99),
                "--disable-usage-stats"]
-        log = self.root / f"{name}.log"
+        log = self.root / f"{folder}.log"
         with open(log, "wb") as out:
             process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
                                        env=self._node_env(), cwd=temp)
-        node = Node(name, process, log)
+        node = Node(name, process, temp)
         self.started.append(node)
         deadline = time.monotonic() + self.start_timeout
         while _STARTED not in log.read_text(errors="replace"):
@@ -179,7 +197,7 @@ class LoopbackCluster:
 
     def _advertised_address(self, port: int) -> str:
         """The head's GCS address as Ray advertises it (it swaps 127.0.0.1 for the host's)."""
-        recorded = self.root / "head" / "ray_current_cluster"  # written by ray start --head
+        recorded = self.started[0].temp / "ray_current_cluster"  # written by ray start --head
         return recorded.read_text().strip() if recorded.exists() else f"127.0.0.1:{port}"
 
     def processes(self) -> dict[str, list[tuple[int, str]]]:

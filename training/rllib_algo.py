@@ -19,6 +19,7 @@ computed for a module that is never trained. Imports Ray.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -111,8 +112,10 @@ def init_ray(cfg: Config) -> bool:
     if ray.is_initialized():
         return False
     rl = cfg.rllib
+    # A copy: ray.init rewrites the runtime_env it is given (local py_modules and working_dir
+    # paths become gcs:// URIs), which would change the run's config and refuse its resume.
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                              "runtime_env": rl.runtime_env}
+                              "runtime_env": copy.deepcopy(rl.runtime_env)}
     if rl.address is None:
         cpus = rl.num_cpus or max(1, int(np.ceil(rl.num_env_runners
                                                  * rl.num_cpus_per_env_runner)) + 1)

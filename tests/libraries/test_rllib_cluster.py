@@ -1,27 +1,34 @@
 """RLlib on a real two-node Ray cluster (``make test-rllib-cluster``, marker ``cluster``).
 
 Two ``ray start`` nodes on this host, one CPU each (benchmarks/ray_cluster.py), started once
-for the module. Drivers are separate processes joining with ``RAY_ADDRESS``, as a user's would.
-The env runners' placement is checked twice: by RLlib (each runner's
-``get_runtime_context().get_node_id()``, against ``ray.nodes()``) and by the operating system
-(the ``ray::MultiAgentEnvRunner`` processes, grouped by the session of the node that forked
-them). After the module, no process of either node may be left.
+for the module. Drivers are separate processes joining it, as a user's would, from outside the
+checkout; the nodes do not have card_envs, the drivers ship it (``runtime_env``). The env
+runners' placement is checked by RLlib (each runner's ``get_runtime_context().get_node_id()``,
+against ``ray.nodes()``) and by the operating system (the ``ray::MultiAgentEnvRunner``
+processes, grouped by the session of the node that forked them). Then the trainer's command
+line with ``backend: rllib`` on the cluster: killed (SIGKILL) after a checkpoint, resumed to
+the end, its policy evaluated in a process without Ray. After the module, no process of either
+node may be left.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("ray.rllib")
 
 from benchmarks.ray_cluster import LoopbackCluster, session_processes  # noqa: E402
+from tests.libraries.test_rllib_train import CONFIG, _checkpoint_step, _steps  # noqa: E402
 
 pytestmark = pytest.mark.cluster
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +143,80 @@ def test_two_env_runners_run_on_different_nodes(cluster: LoopbackCluster,
         time.sleep(0.5)
     assert not any(runner_nodes(cluster).values())
     assert not session_processes(driver.pid)
+
+
+def _train(cluster: LoopbackCluster, cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """The trainer's command line as a driver of the cluster (its own session)."""
+    env = {**cluster.driver_env(), "PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"}
+    return subprocess.Popen([sys.executable, "-m", "training.train", *args, "--no-progress"],
+                            cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def _wait(driver: subprocess.Popen[str], ready: Any, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if driver.poll() is not None:
+            pytest.fail(f"the driver exited ({driver.returncode}) before {what}:\n"
+                        + driver.communicate()[0][-4000:])
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} after {timeout:.0f} s")
+        time.sleep(0.5)
+
+
+def test_self_play_on_the_cluster_killed_resumed_and_evaluated(cluster: LoopbackCluster,
+                                                               tmp_path: Path) -> None:
+    # The trainer's own test config (tests/libraries/test_rllib_train.py), on the cluster.
+    config = tmp_path / "roy_rllib.yaml"
+    config.write_text(CONFIG.replace(
+        "rllib: {num_env_runners: 2}",
+        "rllib: " + json.dumps({"address": cluster.address, "num_env_runners": 2,
+                                "runtime_env": RUNTIME_ENV})))
+    runs, run = tmp_path / "runs", tmp_path / "runs" / "roy" / "r"
+    first = _train(cluster, tmp_path, "--config", str(config), "--runs-dir", str(runs),
+                   "--run-name", "r")
+    try:
+        # Its two env runners, one on each node, then a checkpoint past the start.
+        _wait(first, lambda: runner_nodes(cluster) == {"head": 1, "node1": 1},
+              "env runner on each node", 300)
+        _wait(first, lambda: _checkpoint_step(run) >= 400, "checkpoint past step 0", 400)
+    finally:
+        os.kill(first.pid, signal.SIGKILL)  # the driver only: the cluster stays up
+        out = first.communicate()[0]
+    killed_at = _checkpoint_step(run)
+    assert 400 <= killed_at < 2400, out[-3000:]
+    assert not (run / "final.zip").exists()
+    # The cluster ends a dead driver's actors: its env runners go.
+    deadline = time.monotonic() + 120
+    while any(runner_nodes(cluster).values()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(runner_nodes(cluster).values()), cluster.processes()
+
+    resumed = _train(cluster, tmp_path, "--resume", str(run))
+    seen: dict[str, int] = {}
+    try:
+        while resumed.poll() is None:  # where its env runners run, while it trains
+            for node, count in runner_nodes(cluster).items():
+                seen[node] = max(seen.get(node, 0), count)
+            time.sleep(0.5)
+    finally:
+        out = resumed.communicate(timeout=600)[0]
+    assert resumed.returncode == 0, out[-4000:]
+    assert seen == {"head": 1, "node1": 1}, seen
+    assert f"resuming from the checkpoint at step {killed_at}" in out
+    steps = _steps(run / "progress.csv")
+    assert steps == sorted(steps) and len(set(steps)) == len(steps) and steps[-1] >= 2400
+    assert "finished at step" in (run / "summary.json").read_text()
+
+    # The result, played by the project's evaluator in a process that never imports Ray.
+    code = ("import sys\n"
+            "from training.evaluate import main\n"
+            f"report = main(['--game', 'roy', '--agents', {str(run)!r}, 'heuristic', "
+            f"'--first-vs-rest', '--games', '20', '--out', {str(tmp_path / 'ev')!r}])\n"
+            "assert sum(m['games'] for m in report['matches']) == 20, report\n"
+            "assert not [m for m in sys.modules if m == 'ray' or m.startswith('ray.')]\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
