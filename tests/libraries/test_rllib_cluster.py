@@ -220,3 +220,24 @@ def test_self_play_on_the_cluster_killed_resumed_and_evaluated(cluster: Loopback
                           env={**env, "PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_throughput_benchmark_measures_across_the_nodes(cluster: LoopbackCluster,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/rllib_throughput.py's figure on the cluster, with tiny settings: the
+    trainer's algorithm with two runners, one per node, and its three rates."""
+    from benchmarks import rllib_throughput as bench
+
+    args = bench.build_parser().parse_args([
+        "--game", "roy", "--iterations", "1", "--timeout", "600",
+        "--set", "selfplay.n_envs=4", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=64",
+        "--set", "selfplay.pool_size=2", "--set", "ppo.policy_kwargs={net_arch: [32, 32]}",
+        "--set", "rllib.runtime_env=" + json.dumps(RUNTIME_ENV)])
+    figures = bench.child(args, "--one-rllib", 2, cluster.address, cluster.driver_env())
+    assert isinstance(figures, dict), figures
+    assert figures["nodes"] == 2 and figures["games"] == 4
+    assert figures["sampling"] > 0 and figures["training"] > 0 and figures["learner"] > 0
+    assert figures["learner"] < figures["training"]  # the opponents' moves are env steps too
+    bench.summary([("one node (local Ray)", 2, {**figures, "sampling": figures["sampling"] / 2}),
+                   ("2 loopback nodes", 2, figures)])
+    assert "2 loopback nodes, 2 runners vs one node" in capsys.readouterr().out
