@@ -20,8 +20,8 @@ figures each:
 measures the same runner counts there (at most one runner per node's CPU), so the cost of
 crossing nodes is the ratio to the one-node figure. ``--address`` measures on a cluster you
 started (``ray start``; token auth as your cluster has it). SB3's figure is ``learn()`` of the
-same config (``selfplay.workers`` 1 and 2). The machine (cores, GPU, load) is printed at the
-top: compare figures only within one run.
+same config (``selfplay.workers`` 1, or ``--sb3-workers``). The machine (cores, GPU, load) is
+printed at the top: compare figures only within one run.
 """
 
 from __future__ import annotations
@@ -172,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loopback", action="store_true",
                         help="start two one-CPU Ray nodes on this host and measure there too")
     parser.add_argument("--no-sb3", action="store_true", help="leave out SB3's figures")
+    parser.add_argument("--sb3-workers", type=parse_counts, default=[1],
+                        help="selfplay.workers counts of SB3's figures (default 1: what "
+                        "workers: auto is on 2 cores; more need card-envs installed, as the "
+                        "worker processes import it by its installed name)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per figure")
     parser.add_argument("--one-rllib", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--one-sb3", type=int, help=argparse.SUPPRESS)
@@ -219,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
         for n in args.runners:
             add(f"cluster {args.address}", n, args.address)
     if not args.no_sb3:
-        for workers in (1, 2):
+        for workers in args.sb3_workers:
             sb3 = child(args, "--one-sb3", workers, None)
             print(f"{'SB3 learn(), workers ' + str(workers):<32} {'':>10} {'':>10} "
                   + (f"{sb3['learner']:9.0f}" if isinstance(sb3, dict) else sb3), flush=True)
