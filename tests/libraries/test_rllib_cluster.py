@@ -27,6 +27,8 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
+import torch  # noqa: E402
+
 from benchmarks.ray_cluster import LoopbackCluster, session_processes  # noqa: E402
 from tests.libraries.test_rllib_train import CONFIG, _checkpoint_step, _steps  # noqa: E402
 
@@ -186,6 +188,9 @@ def test_self_play_on_the_cluster_killed_resumed_and_evaluated(cluster: Loopback
     killed_at = _checkpoint_step(run)
     assert 400 <= killed_at < 2400, out[-3000:]
     assert not (run / "final.zip").exists()
+    # The checkpoint records the runtime_env as given (Ray rewrites the dict ray.init gets).
+    state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)
+    assert state["config"]["rllib"]["runtime_env"] == RUNTIME_ENV
     # The cluster ends a dead driver's actors: its env runners go.
     deadline = time.monotonic() + 120
     while any(runner_nodes(cluster).values()) and time.monotonic() < deadline:
