@@ -170,6 +170,7 @@ def test_self_play_on_the_cluster_killed_resumed_and_evaluated(cluster: Loopback
                                                                tmp_path: Path) -> None:
     # The trainer's own test config (tests/libraries/test_rllib_train.py), on the cluster.
     config = tmp_path / "roy_rllib.yaml"
+    assert "rllib: {num_env_runners: 2}" in CONFIG
     config.write_text(CONFIG.replace(
         "rllib: {num_env_runners: 2}",
         "rllib: " + json.dumps({"address": cluster.address, "num_env_runners": 2,
