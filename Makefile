@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PIP_FLAGS) torch==2.13.0
 	rm -f $(MANIFEST)  # this install links the sources: the build below runs again
-	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench,docs,render,play]"
+	CARD_ENVS_PURE_PYTHON=1 $(PIP) install --quiet $(PIP_FLAGS) -e ".[train,dev,bench,docs,render,play,analysis]"
 	touch $@
 
 # mypy (and so mypyc) and setuptools are in .venv: no isolated build environment is needed.
