@@ -1,0 +1,38 @@
+"""benchmarks/round_robin.py: every pair plays, with its own game count, and the table says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.round_robin import main
+
+
+def test_round_robin_plays_every_pair_and_writes_the_tables(tmp_path: Path) -> None:
+    out, md = tmp_path / "rr.json", tmp_path / "rr.md"
+    main(["--only", "roy:2", "--games", "6", "--search-games", "2", "--simulations", "3",
+          "--cost-positions", "3", "--json", str(out), "--markdown", str(md)])
+    (result,) = json.loads(out.read_text())["results"]
+    labels = ["random", "heuristic", "search", "search-prior"]
+    assert list(result["agents"]) == labels and result["unit"] == "hand"
+    assert result["agents"]["search-prior"] == "search:simulations=3,prior=heuristic"
+    pairs = {(m["a"], m["b"]): m["games"] for m in result["matches"]}
+    assert pairs == {("random", "heuristic"): 6, ("random", "search"): 2,
+                     ("random", "search-prior"): 2, ("heuristic", "search"): 2,
+                     ("heuristic", "search-prior"): 2, ("search", "search-prior"): 2}
+    assert set(result["cpu_ms_per_decision"]) == set(labels)
+    table = md.read_text().splitlines()
+    assert table[0] == "### roy (2 players, unit: hand)"
+    first = next(m for m in result["matches"] if m["b"] == "heuristic")
+    row = next(line for line in table if line.startswith("| heuristic |"))
+    # The column agent's cell is the row agent's win rate: the mirror of the match's.
+    assert row.split(" | ")[1].startswith(f"{1 - first['win_rate']:.2f}")
+
+
+def test_round_robin_refuses_unknown_settings() -> None:
+    with pytest.raises(SystemExit):
+        main(["--only", "roy:3"])
+    with pytest.raises(SystemExit):
+        main(["--policy", "chess=x.zip"])
