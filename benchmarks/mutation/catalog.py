@@ -83,6 +83,8 @@ AGILERL_ADAPTER = "card_envs/adapters/agilerl.py"
 ADAPTER_TESTS = "tests/test_adapters.py"
 SEARCH = "card_envs/agents/search.py"
 SEARCH_TESTS = "tests/test_search_agent.py"
+SPIEL = "card_envs/analysis/spiel.py"
+EXPLOIT_TESTS = "tests/test_exploitability.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
@@ -2418,5 +2420,42 @@ CATALOG: tuple[Mutant, ...] = (
         new="        \"ppo.clip_range_vf\": (False,\n",
         tests=(f"{RLLIB_BACKEND_TESTS}::test_what_rllib_cannot_honour_is_refused_by_name",),
         why="an SB3 key with no RLlib meaning is silently ignored under backend: rllib",
+    ),
+    Mutant(
+        id="best-response-per-world",
+        area="agents",
+        path=SPIEL,
+        old="        return self._keys[player]\n",
+        new="        return self._keys[player] + str(self)\n",
+        tests=(f"{EXPLOIT_TESTS}::test_micro_best_response_worked_out_by_hand",),
+        why="the responder's information state holds the whole position: a best response "
+            "per determinized world, which overstates exploitability",
+    ),
+    Mutant(
+        id="best-response-horizon-ignored",
+        area="agents",
+        path=SPIEL,
+        old="        if self._decisions >= self._game.setting.horizon:\n",
+        new="        if False:\n",
+        tests=(f"{EXPLOIT_TESTS}::test_micro_best_response_worked_out_by_hand",),
+        why="the reduced setting plays past its horizon: another game than the one reported",
+    ),
+    Mutant(
+        id="best-response-draw-not-the-outcome",
+        area="agents",
+        path="card_envs/analysis/roy_endgame.py",
+        old="            deck[i], deck[-1] = deck[-1], deck[i]\n",
+        new="            pass\n",
+        tests=(f"{EXPLOIT_TESTS}::test_deals_positions_and_draws",),
+        why="a draw's chance outcome is ignored: the top of a fixed stock is drawn every time",
+    ),
+    Mutant(
+        id="exploitability-not-averaged-over-seats",
+        area="agents",
+        path="card_envs/analysis/exploitability.py",
+        old='"nash_conv": br[0] + br[1], "exploitability": (br[0] + br[1]) / 2}',
+        new='"nash_conv": br[0] + br[1], "exploitability": max(br)}',
+        tests=(f"{EXPLOIT_TESTS}::test_micro_best_response_worked_out_by_hand",),
+        why="the seat with the larger best response is reported for both",
     ),
 )
