@@ -63,6 +63,7 @@ def decision_ms(agent: Any, spots: list[Any]) -> tuple[float, float]:
     """Mean milliseconds of ``agent.act_in`` over ``spots`` (forced moves counted too, as a
     game would): CPU time of this process (what the agent costs; torch may add threads) and
     wall-clock time (which a loaded machine inflates)."""
+    agent.act_in(spots[0])  # not timed: a saved policy loads torch and its model on first use
     wall, cpu = time.perf_counter(), time.process_time()
     for engine in spots:
         agent.act_in(engine)
@@ -92,6 +93,8 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
         for b in labels[i + 1:]:
             searched = a.startswith("search") or b.startswith("search")
             n = search_games if searched else games
+            if n == 0:  # --search-games 0: the cheap pairs only
+                continue
             start = time.perf_counter()
             report = evaluate(game, [specs[a], specs[b]], games=n, config=config, seed=seed,
                               parallel=1 if searched else 16, labels=[a, b],
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pair without search")
     parser.add_argument("--search-games", type=int, default=30,
-                        help="games per pair with a search agent in it")
+                        help="games per pair with a search agent in it (0: skip those pairs)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", nargs="*", default=None, help="game:players, e.g. roy:2")
     parser.add_argument("--policy", nargs="*", default=[], metavar="GAME=PATH",
