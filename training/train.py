@@ -16,6 +16,9 @@ evaluates ``best.zip`` and ``final.zip`` over ``evaluation.final_games`` games p
 Everything lands in ``runs/<game>/<run>/``: ``config.yaml`` (resolved), ``checkpoint.pt``,
 ``latest.zip`` / ``best.zip`` / ``final.zip``, ``progress.csv`` and ``eval.csv`` (metrics),
 ``tb/`` (TensorBoard), ``training_curve.png``, ``evaluation.json`` / ``evaluation.png``.
+
+A config with ``backend: rllib`` is trained on Ray RLlib by :mod:`training.rllib_train` instead,
+from the same command line into the same run directory.
 """
 
 from __future__ import annotations
@@ -893,7 +896,8 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         prog=prog, epilog=EXAMPLES.format(prog=prog),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Self-play MaskablePPO training of any card-envs game from one YAML config "
-                    "(see the training docs for every key).")
+                    "(or Ray RLlib PPO with backend: rllib; see the training docs for every "
+                    "key).")
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("source", nargs="?", metavar="GAME_OR_CONFIG",
                      help="a game, whose shipped config it trains (shipped: "
