@@ -20,6 +20,7 @@ computed for a module that is never trained. Imports Ray.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,6 +107,11 @@ def build_algorithm_config(cfg: Config) -> PPOConfig:
     )
 
 
+#: How long a local Ray's raylet waits for its agents (:func:`init_ray`): Ray's default is
+#: 100 s. (Ray's own 30 s wait for the raylet is fixed in its code: no setting.)
+LOCAL_RAY_TIMEOUTS = {"RAY_agent_register_timeout_ms": "300000"}
+
+
 def init_ray(cfg: Config) -> bool:
     """Join ``rllib.address``'s cluster, or start a small local Ray (no dashboard); False
     (and nothing done) where Ray is already initialised in this process."""
@@ -117,6 +123,11 @@ def init_ray(cfg: Config) -> bool:
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                               "runtime_env": copy.deepcopy(rl.runtime_env)}
     if rl.address is None:
+        # A loaded machine starts Ray's node processes slowly: on ours the raylet gave up
+        # waiting for its agents after Ray's 100 s. A longer wait, unless the user set one;
+        # the processes ray.init starts inherit it.
+        for key, value in LOCAL_RAY_TIMEOUTS.items():
+            os.environ.setdefault(key, value)
         cpus = rl.num_cpus or max(1, int(np.ceil(rl.num_env_runners
                                                  * rl.num_cpus_per_env_runner)) + 1)
         kwargs.update(num_cpus=cpus, object_store_memory=200 * 1024**2)
