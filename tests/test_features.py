@@ -150,8 +150,9 @@ def test_mega_features_relate_the_first_card_to_side_centre_and_scored_cards() -
 
 # -- Dogpile -------------------------------------------------------------------------------------
 def test_dogpile_loot_of_the_best_three_matches_the_heuristics() -> None:
+    """The paws' loot, with one paw bone buried, and with one more bone: the heuristic's."""
     from card_envs.games.dogpile.engine import ENC
-    from card_envs.games.dogpile.features import _best_three
+    from card_envs.games.dogpile.features import _paw_loot
     from card_envs.games.dogpile.heuristic import paw_value
 
     rng = np.random.default_rng(0)
@@ -166,8 +167,14 @@ def test_dogpile_loot_of_the_best_three_matches_the_heuristics() -> None:
             for i, c in enumerate(cards):
                 enc[i] = ENC[c]
             bones = torch.as_tensor(enc)[None]
-            loot = float(_best_three(bones[..., :14], bones[..., 14:], ace_high)[0])
+            paws, extra = bones[:, :3], bones[:, 3:]  # three paws, a candidate (or none)
+            now, without, best = _paw_loot(paws[..., :14], paws[..., 14:], ace_high)
+            loot = float(best(extra[..., :14], extra[..., 14:])[0, 0])
             assert loot == paw_value(cards, ace_high), (cards, ace_high)
+            assert float(now[0]) == paw_value(cards[:3], ace_high), (cards, ace_high)
+            for i in range(len(cards[:3])):
+                rest = [c for k, c in enumerate(cards[:3]) if k != i]
+                assert float(without[0, i]) == paw_value(rest, ace_high), (cards, i)
 
 
 def test_dogpile_features_value_each_known_bone_for_the_paws() -> None:

@@ -87,21 +87,37 @@ class TorchPolicyActor:
         self.name = name
 
     @torch.no_grad()
-    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def features(self, obs: np.ndarray) -> torch.Tensor:
+        """The features extractor's output, on the network's device."""
+        # Box observations need no preprocessing beyond float32, which they already are.
         policy = self.policy
-        # Box observations need no preprocessing beyond float32, which they already are. On
-        # the network's device (the learner's GPU during training), the logits back on the host.
-        features = policy.pi_features_extractor(torch.as_tensor(obs, device=policy.device))
+        return policy.pi_features_extractor(torch.as_tensor(obs, device=policy.device))
+
+    @torch.no_grad()
+    def logits(self, obs: np.ndarray, masks: np.ndarray,
+               features: torch.Tensor | None = None) -> np.ndarray:
+        """Masked logits; ``features``: the extractor's output for ``obs`` if already known
+        (self-play computes a weightless extractor's once for every snapshot's decisions)."""
+        policy = self.policy
+        features = self.features(obs) if features is None else features
         latent = policy.mlp_extractor.forward_actor(features)
+        # On the network's device (the learner's GPU during training), the logits on the host.
         logits = policy.action_net(latent).cpu().numpy().astype(np.float64)
         logits[masks == 0] = -np.inf
         return logits
 
-    def act(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        logits = self.logits(obs, masks)
+    def act(self, obs: np.ndarray, masks: np.ndarray,
+            features: torch.Tensor | None = None) -> np.ndarray:
+        logits = self.logits(obs, masks, features)
         if self.deterministic:
             return logits.argmax(axis=1)
         return sample_rows(np.exp(logits - logits.max(axis=1, keepdims=True)), self.rng)
+
+
+def weightless_extractor(policy: Any) -> bool:
+    """Whether ``policy``'s features extractor has no weights (raw and derived features both),
+    so that every snapshot of it computes the same features from the same observations."""
+    return not any(True for _ in policy.pi_features_extractor.parameters())
 
 
 def load_policy_net(policy: Any, device: str | torch.device | None = None) -> Any:

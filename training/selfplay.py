@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -29,7 +30,13 @@ from card_envs.agents import make_agent
 from card_envs.core.engine import check_count, integer_action
 from card_envs.games import make_engine
 
-from .actors import AgentActor, RandomActor, TorchPolicyActor, load_policy_net
+from .actors import (
+    AgentActor,
+    RandomActor,
+    TorchPolicyActor,
+    load_policy_net,
+    weightless_extractor,
+)
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
@@ -387,14 +394,29 @@ class SelfPlayVecEnv(VecEnv):
                     continue
                 groups.setdefault(int(self.seat_actor[i, seat]), []).append(i)
                 still.append(i)
-            for actor_id, idx in groups.items():
-                k = len(idx)
-                obs, masks = self._scratch[:k], self._scratch_mask[:k]
-                for j, i in enumerate(idx):
+            # Each group's observations and masks in its own rows of the scratch arrays, the
+            # snapshots' first and together (the groups still act in their order, which the
+            # random streams follow).
+            rows: dict[int, slice] = {}
+            start = 0
+            for actor_id in sorted(groups, key=lambda a: a < 2):
+                idx = groups[actor_id]
+                rows[actor_id] = slice(start, start + len(idx))
+                for j, i in enumerate(idx, start):
                     engine = self.engines[i]
-                    engine.write_observation(engine.current_player, obs[j])
-                    masks[j] = engine.legal_mask()
-                actions = self._actor(actor_id).act(obs, masks)
+                    engine.write_observation(engine.current_player, self._scratch[j])
+                    self._scratch_mask[j] = engine.legal_mask()
+                start += len(idx)
+            snapshot_features = self._snapshot_features(
+                [len(idx) for actor_id, idx in groups.items() if actor_id >= 2])
+            for actor_id, idx in groups.items():
+                at = rows[actor_id]
+                obs, masks = self._scratch[at], self._scratch_mask[at]
+                if snapshot_features is not None and actor_id >= 2:
+                    actions = self.pool.actors[actor_id - 2].act(obs, masks,
+                                                                 snapshot_features[at])
+                else:
+                    actions = self._actor(actor_id).act(obs, masks)
                 for j, i in enumerate(idx):
                     engine = self.engines[i]
                     a = int(actions[j])
@@ -405,6 +427,15 @@ class SelfPlayVecEnv(VecEnv):
                     if in_episode[i] and rewards is not None:
                         rewards[i] += self._reward_weights[i] @ engine.rewards
             live = still
+
+    def _snapshot_features(self, counts: list[int]) -> torch.Tensor | None:
+        """The features of every snapshot's pending observations (the first ``sum(counts)``
+        rows of the scratch array) in ONE pass of the extractor, when it has no weights (then
+        every snapshot's gives the same): derived features cost mostly per call, so one call per
+        step instead of one per snapshot. ``None`` when fewer than two snapshots play."""
+        if len(counts) < 2 or not weightless_extractor(self.pool.actors[0].policy):
+            return None
+        return self.pool.actors[0].features(self._scratch[:sum(counts)])
 
     def _finish(self, i: int, last_reward: float) -> dict[str, Any]:
         """The info SB3 and our callbacks read when an episode ends."""

@@ -781,11 +781,14 @@ def ppo_arguments(cfg: Config) -> dict[str, Any]:
     """MaskablePPO's keyword arguments: ``cfg.ppo`` plus the policy input ``cfg.features``."""
     ppo = copy.deepcopy(cfg.ppo)
     if cfg.features == "derived":
-        from card_envs.agents.features import DerivedFeatures
+        from card_envs.agents.features import DerivedFeatures, DerivedRolloutBuffer
 
         kwargs = ppo.setdefault("policy_kwargs", {})
         kwargs["features_extractor_class"] = DerivedFeatures
         kwargs["features_extractor_kwargs"] = {"game": cfg.game, "env_config": dict(cfg.env)}
+        # The features once per sample, not once per PPO epoch (DerivedRolloutBuffer).
+        ppo["rollout_buffer_class"] = DerivedRolloutBuffer
+        ppo["rollout_buffer_kwargs"] = {"game": cfg.game, "env_config": dict(cfg.env)}
     return ppo
 
 

@@ -14,11 +14,13 @@ dense output layer would have to learn separately for each of 54 slots, it learn
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from functools import partial
 from typing import Any, cast
 
 import gymnasium as gym
 import torch
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 from torch import nn
@@ -53,11 +55,37 @@ class DerivedFeatures(BaseFeaturesExtractor):
         self.derive = derive
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        if observations.shape[-1] == self.features_dim:
+            # Derived already (DerivedRolloutBuffer): the PPO epochs read them from the buffer.
+            # Unambiguous: an observation is always narrower than its features.
+            return observations
         out = self.derive(observations)
         if self.action_shape is None:
             return torch.cat([observations, out], dim=1)
         extra, acts = out
         return torch.cat([observations, extra, acts.flatten(1)], dim=1)
+
+
+class DerivedRolloutBuffer(MaskableRolloutBuffer):
+    """MaskablePPO's rollout buffer, holding each observation's derived features (computed
+    once, in one batch, when the rollout is complete) in place of the observation: every
+    PPO epoch's minibatches then skip the features, which cost more than the network itself
+    (:class:`DerivedFeatures` passes such rows through). The same features, computed by the
+    same code: the policy learns exactly what it would from the observations."""
+
+    def __init__(self, *args: Any, game: str, env_config: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        space = cast(gym.spaces.Box, self.observation_space)
+        self.extractor = DerivedFeatures(space, game, env_config)
+
+    def get(self, batch_size: int | None = None) -> Generator[Any, None, None]:
+        if not self.generator_ready:  # the first get() after a rollout: derive, then flatten
+            steps, envs, width = self.observations.shape
+            with torch.no_grad():
+                obs = torch.as_tensor(self.observations.reshape(steps * envs, width),
+                                      device=self.device)
+                self.observations = self.extractor(obs).cpu().numpy().reshape(steps, envs, -1)
+        yield from super().get(batch_size)
 
 
 class _PassActionFeatures(nn.Module):

@@ -47,10 +47,6 @@ RANKS, SUITS = 14, 4  # rank one-hot (A..K, joker), suit one-hot
 LOOT_SCALE = 50.0  # loot differences are observed as fractions of this
 _VALUE = torch.tensor([float(r + 1) for r in range(13)] + [0.0])  # A=1 .. K=13, joker 0
 _RANK_NUMBER = torch.arange(RANKS, dtype=torch.float32)
-_TRIPLES = list(combinations(range(PAWS + 1), 3))
-_SMALL = [c for k in (1, 2) for c in combinations(range(PAWS + 1), k)]
-#: Row i keeps every paw bone but bone i (the fourth place, always empty here, stays).
-_WITHOUT = (1.0 - torch.eye(PAWS + 1))[:PAWS].unsqueeze(-1)
 #: "At most k ticks left" flags, k = 1..6: a dig and a keep take two ticks.
 TICK_FLAGS = 6
 _TICK_LEVELS = torch.arange(1, TICK_FLAGS + 1, dtype=torch.float32) + 0.5
@@ -59,6 +55,7 @@ _KINDS = ((DIG, DOWN), (DOWN, UP), (UP, KEEP), (KEEP, BURY), (BURY, WAIT), (WAIT
 ACTION_FEATURES = len(_KINDS) + 4
 #: Pairs of the four places (three paws and the bone in the paw).
 _PAIRS = list(combinations(range(PAWS + 1), 2))
+_PAW_PAIRS = list(combinations(range(PAWS), 2))
 
 
 def _on(device: torch.device) -> tuple[torch.Tensor, ...]:
@@ -66,35 +63,63 @@ def _on(device: torch.device) -> tuple[torch.Tensor, ...]:
     fails a CUDA forward pass. A no-op on the CPU; a few hundred bytes copied per batch on a
     GPU (not cached per device: a cache hides a table made on the wrong device from
     tests/device_guard.py, where both devices are the CPU)."""
-    return tuple(t.to(device) for t in (_VALUE, _RANK_NUMBER, _WITHOUT, _TICK_LEVELS))
+    return tuple(t.to(device) for t in (_VALUE, _RANK_NUMBER, _TICK_LEVELS))
 
 
-def _best_three(rank: torch.Tensor, suit: torch.Tensor, ace_high: bool) -> torch.Tensor:
-    """Loot of the best three of up to four bones, (..., 4, 14) and (..., 4, 4) one-hots (an
-    all-zero row is no bone)."""
-    table, numbers, _, _ = _on(rank.device)
-    value = rank @ table
-    present = rank.sum(-1)
-    number = rank @ numbers
-    plain = rank[..., :JOKER_RANK]
-    best = torch.zeros_like(value[..., 0])
-    for combo in _SMALL:
-        best = torch.maximum(best, value[..., list(combo)].sum(-1))
-    for i, j, k in _TRIPLES:
-        loot = value[..., i] + value[..., j] + value[..., k]
-        collar = (plain[..., i, :] * plain[..., j, :] * plain[..., k, :]).sum(-1)
-        one_suit = (suit[..., i, :] * suit[..., j, :] * suit[..., k, :]).sum(-1)
-        ranks = torch.stack([number[..., i], number[..., j], number[..., k]], -1)
-        low, high = ranks.min(-1).values, ranks.max(-1).values
-        distinct = ((ranks[..., 0] != ranks[..., 1]) & (ranks[..., 1] != ranks[..., 2])
-                    & (ranks[..., 0] != ranks[..., 2]))
-        run = distinct & (high - low == 2)
-        if ace_high:  # Q-K-A: ranks 11, 12 and 0
-            run |= distinct & (low == 0) & (high == 12) & ((ranks == 11).any(-1))
-        all_there = present[..., i] * present[..., j] * present[..., k]
-        loot = loot + all_there * (COLLAR_BONUS * collar + STRAIGHT_BONUS * one_suit * run)
-        best = torch.maximum(best, loot)
-    return best
+def _triple_loot(values: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+                 present: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+                 numbers: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+                 collar: torch.Tensor, one_suit: torch.Tensor, ace_high: bool) -> torch.Tensor:
+    """One triple's loot (three bones' values, plus a collar's or a one-suit straight's bonus
+    when all three are there) from its bones' values, presences and rank numbers."""
+    loot = values[0] + values[1] + values[2]
+    ranks = torch.stack(torch.broadcast_tensors(*numbers), -1)
+    low, high = ranks.min(-1).values, ranks.max(-1).values
+    distinct = ((ranks[..., 0] != ranks[..., 1]) & (ranks[..., 1] != ranks[..., 2])
+                & (ranks[..., 0] != ranks[..., 2]))
+    run = distinct & (high - low == 2)
+    if ace_high:  # Q-K-A: ranks 11, 12 and 0
+        run |= distinct & (low == 0) & (high == 12) & ((ranks == 11).any(-1))
+    all_there = present[0] * present[1] * present[2]
+    return loot + all_there * (COLLAR_BONUS * collar + STRAIGHT_BONUS * one_suit * run)
+
+
+def _paw_loot(paw_rank: torch.Tensor, paw_suit: torch.Tensor, ace_high: bool) -> tuple[
+        torch.Tensor, torch.Tensor, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]:
+    """The loot of the three paws (batch, 3, 14 / 4): ``(now, without, best)``, where
+    ``without[:, i]`` is the loot with paw bone i buried and ``best(rank, suit)`` the loot of the
+    best three of the paws and each candidate bone (batch, n, 14 / 4).
+
+    Every bone's value and every bonus is at least 0, so a triple is worth at least any pair or
+    single inside it: the best three of four bones is the best of the four triples, and with
+    one paw bone buried it is the other two's values. Nothing of shape (batch, n, 4, 14) is
+    built (the candidates are every pile slot), and the three paw pairs are combined once."""
+    table, numbers, _ = _on(paw_rank.device)
+    plain, value = paw_rank[..., :JOKER_RANK], paw_rank @ table
+    present, number = paw_rank.sum(-1), paw_rank @ numbers
+    v = [value[:, k:k + 1] for k in range(PAWS)]  # (batch, 1) each: broadcast over candidates
+    p = [present[:, k:k + 1] for k in range(PAWS)]
+    r = [number[:, k:k + 1] for k in range(PAWS)]
+    pairs = [(i, j, (plain[:, i] * plain[:, j]).unsqueeze(1),
+              (paw_suit[:, i] * paw_suit[:, j]).unsqueeze(1)) for i, j in _PAW_PAIRS]
+    i, j, k = range(PAWS)
+    paws_only = _triple_loot((v[i], v[j], v[k]), (p[i], p[j], p[k]), (r[i], r[j], r[k]),
+                             (plain[:, i] * plain[:, j] * plain[:, k]).sum(-1, keepdim=True),
+                             (paw_suit[:, i] * paw_suit[:, j] * paw_suit[:, k]).sum(
+                                 -1, keepdim=True), ace_high)
+
+    def best(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
+        value_x, present_x, number_x = rank @ table, rank.sum(-1), rank @ numbers
+        plain_x = rank[..., :JOKER_RANK]
+        out = paws_only.expand(-1, rank.shape[1])
+        for i, j, both_plain, both_suit in pairs:
+            out = torch.maximum(out, _triple_loot(
+                (v[i], v[j], value_x), (p[i], p[j], present_x), (r[i], r[j], number_x),
+                (both_plain * plain_x).sum(-1), (both_suit * suit).sum(-1), ace_high))
+        return out
+
+    without = torch.cat([v[1] + v[2], v[0] + v[2], v[0] + v[1]], 1)
+    return paws_only[:, 0], without, best
 
 
 def _feat_in_reach(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
@@ -135,32 +160,24 @@ def derived_features(engine: DogpileEngine) -> Callable[
     def features(obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(global features (batch, 176), per-action features (batch, 167, 10))."""
         batch, device = obs.shape[0], obs.device
-        table, _, without_rows, tick_levels = _on(device)
+        table, _, tick_levels = _on(device)
         round_ticks, kinds = round_ticks_host.to(device), kinds_host.to(device)
         pile = obs[:, pile_at].reshape(batch, NUM_SLOTS, SLOT_FEATURES)
         pile_rank, pile_suit = pile[..., 2:2 + RANKS], pile[..., 2 + RANKS:]
         paws = obs[:, paws_at].reshape(batch, PAWS, width)[..., 1:]
         held = obs[:, held_at][:, 1:width]  # the own seat's bone in the paw comes first
         paw_rank, paw_suit = paws[..., :RANKS], paws[..., RANKS:]
-        # The paws plus an empty fourth place: the shape _best_three takes.
-        hand_rank = torch.cat([paw_rank, torch.zeros(batch, 1, RANKS, device=device)], 1)
-        hand_suit = torch.cat([paw_suit, torch.zeros(batch, 1, SUITS, device=device)], 1)
-        now = _best_three(hand_rank, hand_suit, ace_high)
+        now, without, best_with = _paw_loot(paw_rank, paw_suit, ace_high)
 
         def gain(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
             """What one more bone per candidate (batch, n, 14 / 4) adds to the paws."""
-            n = rank.shape[1]
-            ranks = torch.cat([paw_rank.unsqueeze(1).expand(-1, n, -1, -1), rank.unsqueeze(2)], 2)
-            suits = torch.cat([paw_suit.unsqueeze(1).expand(-1, n, -1, -1), suit.unsqueeze(2)], 2)
-            return (_best_three(ranks, suits, ace_high) - now.unsqueeze(1)) / LOOT_SCALE
+            return (best_with(rank, suit) - now.unsqueeze(1)) / LOOT_SCALE
 
         known = pile_rank.sum(-1)
         unknown = (pile[..., 0] - known).clamp(min=0.0)  # a bone this dog has not seen
         slot_gain = gain(pile_rank, pile_suit)
         held_gain = gain(held[:, None, :RANKS], held[:, None, RANKS:])[:, 0:1]
         # What each paw bone is worth to the paws: the loss if it were buried (all three at once).
-        without = _best_three(hand_rank.unsqueeze(1) * without_rows,
-                              hand_suit.unsqueeze(1) * without_rows, ace_high)
         paw_loss = (now.unsqueeze(1) - without) / LOOT_SCALE
         # The most a bone known for certain (not a sniffed group's belief) would add.
         certain = (pile_rank == 1.0).any(-1)
