@@ -2215,10 +2215,51 @@ CATALOG: tuple[Mutant, ...] = (
         id="gpu-dogpile-features-host-tensor",
         area="training",
         path="card_envs/games/dogpile/features.py",
-        old="torch.zeros(batch, 1, RANKS, device=device)",
-        new="torch.zeros(batch, 1, RANKS)",
+        old="torch.zeros(batch, NUM_ACTIONS, ACTION_FEATURES, device=device)",
+        new="torch.zeros(batch, NUM_ACTIONS, ACTION_FEATURES)",
         tests=("tests/test_device.py::test_derived_features_run_on_any_device",),
         why="Dogpile's features make a table on the CPU: a CUDA forward pass fails (issue 37)",
+    ),
+    Mutant(
+        id="dogpile-paw-loot-misses-a-pair",
+        area="training",
+        path="card_envs/games/dogpile/features.py",
+        old="        for i, j, both_plain, both_suit in pairs:\n",
+        new="        for i, j, both_plain, both_suit in pairs[:2]:\n",
+        tests=("tests/test_features.py::"
+               "test_dogpile_loot_of_the_best_three_matches_the_heuristics",
+               "tests/test_feature_paths.py::test_dogpile_features_are_the_ones_computed_before"),
+        why="the best three of paws and a bone skips the triples with paw bones 1 and 2",
+    ),
+    Mutant(
+        id="dogpile-paw-loss-of-the-wrong-bone",
+        area="training",
+        path="card_envs/games/dogpile/features.py",
+        old="torch.cat([v[1] + v[2], v[0] + v[2], v[0] + v[1]], 1)",
+        new="torch.cat([v[0] + v[2], v[1] + v[2], v[0] + v[1]], 1)",
+        tests=("tests/test_features.py::"
+               "test_dogpile_loot_of_the_best_three_matches_the_heuristics",),
+        why="burying paw bone 0 is valued as burying bone 1 (the bury features swap)",
+    ),
+    Mutant(
+        id="rollout-buffer-keeps-raw-observations",
+        area="training",
+        path="card_envs/agents/features.py",
+        old="        if not self.generator_ready:  # the first get() after a rollout",
+        new="        if False:  # the first get() after a rollout",
+        tests=("tests/test_feature_paths.py::"
+               "test_the_rollout_buffer_holds_the_extractor_s_features[dogpile]",),
+        why="the rollout buffer stores no features: every PPO epoch derives them again",
+    ),
+    Mutant(
+        id="snapshot-features-from-the-wrong-rows",
+        area="training",
+        path=SELFPLAY,
+        old="            for actor_id in sorted(groups, key=lambda a: a < 2):\n",
+        new="            for actor_id in groups:\n",
+        tests=("tests/test_feature_paths.py::test_snapshots_share_one_features_pass",),
+        why="the snapshots' shared features pass reads rows that hold other opponents' "
+            "observations",
     ),
     Mutant(
         id="gpu-actor-host-observations",
