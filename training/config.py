@@ -138,9 +138,14 @@ class SelfPlayConfig(_Strict):
                                                       "snapshot, else one drawn uniformly")
     opponent_deterministic: bool = Field(False, description="snapshots play their most likely "
                                                             "move instead of sampling")
-    opponents: dict[Literal["self", "random", "heuristic"], Weight] = Field(
+    opponents: dict[Literal["self", "random", "heuristic", "search"], Weight] = Field(
         {"self": 0.6, "random": 0.2, "heuristic": 0.2},  # (pydantic copies a default)
-        description="relative weights of the opponent kinds, drawn per seat")
+        description="relative weights of the opponent kinds, drawn per seat (search: the "
+                    "agent selfplay.search names)")
+    search: str = Field(
+        "search:simulations=25,prior=heuristic",
+        description="the search agent the 'search' opponents play: an agent spec "
+                    "search[:<key>=<value>,...] (docs/baselines.md)")
     reward: Literal["learner", "zero_sum"] = Field(
         "learner", description="learner: the learner's own reward; zero_sum: minus the "
                                "others' mean")
@@ -203,6 +208,13 @@ class PretrainConfig(_Strict):
                                                      "policy, labelled by the heuristic")
     dagger_epochs: NonNegative = Field(2, description="passes over everything gathered after "
                                                       "each DAgger round")
+    teacher: str = Field(
+        "heuristic", description="who plays the games and labels the moves: heuristic, or a "
+                                 "search agent spec search[:<key>=<value>,...] (its visit "
+                                 "counts are the targets)")
+    policy_prior: bool = Field(
+        False, description="in each DAgger round the search teacher takes the policy trained "
+                           "so far as its prior (expert iteration); needs a search teacher")
 
 
 class RLlibSettings(_Strict):
@@ -333,6 +345,7 @@ def _check_together(cfg: Config) -> None:
     if pt.dagger_rounds and not (pt.games and pt.dagger_games and pt.dagger_epochs):
         raise ConfigError("pretrain.dagger_rounds: needs pretrain.games, pretrain.dagger_games "
                           "and pretrain.dagger_epochs above 0")
+    _check_search(cfg)
     if sp.workers != "auto" and sp.workers > sp.n_envs:
         raise ConfigError(f"selfplay.workers: {sp.workers} worker processes for "
                           f"selfplay.n_envs {sp.n_envs} games; at most one worker per game")
@@ -347,6 +360,32 @@ def _check_together(cfg: Config) -> None:
         raise ConfigError(f"{name}: minibatches of one sample (ppo.batch_size {batch}, a "
                           f"rollout of {rollout}) normalise advantages to NaN; use at least 2, "
                           "or ppo.normalize_advantage: false")
+
+
+def _check_search(cfg: Config) -> None:
+    """The search agents' specs (a teacher, an opponent), checked by the agent's own parser;
+    and what a search teacher's options need."""
+    from card_envs.agents.search import SearchSettings
+
+    pt = cfg.pretrain
+    specs = [("pretrain.teacher", pt.teacher)]
+    if cfg.selfplay.opponents.get("search", 0) > 0:
+        specs.append(("selfplay.search", cfg.selfplay.search))
+    for key, spec in specs:
+        if key == "pretrain.teacher" and spec == "heuristic":
+            continue
+        if not (spec == "search" or spec.startswith("search:")):
+            allowed = "'heuristic' or " if key == "pretrain.teacher" else ""
+            raise ConfigError(f"{key}: expected {allowed}a search agent spec "
+                              f"'search[:<key>=<value>,...]', got {spec!r}")
+        try:
+            SearchSettings.parse(spec.partition(":")[2])
+        except ValueError as err:
+            raise ConfigError(f"{key}: {err}") from None
+    if pt.policy_prior and (pt.teacher == "heuristic" or not pt.dagger_rounds):
+        raise ConfigError("pretrain.policy_prior: the policy becomes the search teacher's "
+                          "prior in DAgger rounds: it needs pretrain.teacher: search:... and "
+                          "pretrain.dagger_rounds >= 1")
 
 
 def _check_torch(cfg: Config, check_cuda: bool) -> None:

@@ -1,4 +1,4 @@
-"""Behaviour cloning from the heuristic: a warm start for self-play.
+"""Behaviour cloning from a teacher (the heuristic, or the search agent): a warm start.
 
 Self-play from scratch spends most of a short budget rediscovering what the rule-based agent
 already knows (where remembered cards are, which effects pay). Cloning it first puts the
@@ -7,13 +7,25 @@ heuristic misses. Every seat is played by the heuristic and every decision is ke
 deciding seat's own observation: the policy learns the chosen action (cross-entropy over legal
 actions), the value head the seat's reward from that decision on, weighted as self-play will
 pay it (``selfplay.reward``, ``selfplay.reward_scale``).
+
+With the search agent as the teacher (``teacher="search:<key>=<value>,..."``), the search plays
+every seat and each decision's target is its move distribution, the root's visit counts
+normalised (:meth:`~card_envs.agents.search.SearchAgent.distribution_in`), learned by soft
+cross-entropy over the legal actions (for a one-hot target, the same loss as the heuristic's).
+With ``policy_prior`` each DAgger round's search takes the policy trained so far as its PUCT
+prior: expert iteration (Anthony, Tian and Barber, "Thinking Fast and Slow with Deep Learning
+and Tree Search", NeurIPS 2017), the apprentice playing and the apprentice-guided search
+labelling the positions it reaches.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +33,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from card_envs.agents import make_agent
+from card_envs.agents.search import SearchAgent, SearchSettings
 from card_envs.core.engine import check_count
 from card_envs.games import make_engine
 
@@ -44,6 +57,8 @@ class Demonstrations:
     masks: np.ndarray  # bool (N, actions)
     actions: np.ndarray  # int64 (N,)
     returns: np.ndarray  # float32 (N,): the deciding seat's reward from this decision on
+    #: float32 (N, actions): a search teacher's move distributions (None: ``actions`` one-hot)
+    targets: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -60,8 +75,12 @@ class _Game:
     actions: list[int] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
     earned: list[float] = field(default_factory=list)  # the decider's reward before deciding
+    targets: list[np.ndarray] = field(default_factory=list)  # a search teacher's distributions
 
-    def record(self, obs: np.ndarray, mask: np.ndarray, action: int, seat: int) -> None:
+    def record(self, obs: np.ndarray, mask: np.ndarray, action: int, seat: int,
+               target: np.ndarray | None = None) -> None:
+        if target is not None:
+            self.targets.append(target)
         self.obs.append(obs.copy())
         self.masks.append(mask.copy())
         self.actions.append(action)
@@ -73,11 +92,26 @@ class _Game:
         return [float(self.total[s]) - e for s, e in zip(self.seats, self.earned, strict=True)]
 
 
+#: The teachers :func:`collect` takes: the heuristic, or a search agent spec.
+TEACHERS = "'heuristic' or 'search[:<key>=<value>,...]'"
+
+
+def check_teacher(teacher: Any) -> SearchSettings | None:
+    """None for the heuristic, a search teacher's settings, or ``ValueError`` naming the
+    problem (an unknown teacher, a bad search setting)."""
+    if teacher == "heuristic":
+        return None
+    if not isinstance(teacher, str) or not (teacher == "search" or teacher.startswith("search:")):
+        raise ValueError(f"teacher: expected {TEACHERS}, got {teacher!r}")
+    return SearchSettings.parse(teacher.partition(":")[2])
+
+
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
             seed: int, reward: str = "learner", reward_scale: float = 1.0,
             driver: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-            parallel: int = 64, should_stop: Callable[[], bool] | None = None) -> Demonstrations:
-    """Heuristic-vs-heuristic games; every decision with the decider's reward to come.
+            parallel: int = 64, should_stop: Callable[[], bool] | None = None,
+            teacher: str | SearchSettings = "heuristic") -> Demonstrations:
+    """Teacher-vs-teacher games; every decision with the decider's reward to come.
 
     With a ``driver`` (a batched actor: observations and masks of K positions in, K actions
     out), the driver's moves are played in every seat and the heuristic's move in each position
@@ -86,13 +120,25 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
     lockstep so that the driver decides for all of them in one call. Game g is dealt from the
     same seed however many run at once; decisions are stored game by game, so the last rows
     are whole games (the held-out share in :func:`behaviour_clone`). ``should_stop`` is asked
-    before each lockstep decision; True raises :class:`WarmStartStopped`."""
+    before each lockstep decision; True raises :class:`WarmStartStopped`.
+
+    ``teacher``: "heuristic" (its move is the label), or a search agent (a spec or its
+    settings), whose move distribution is each decision's target (``Demonstrations.targets``)
+    and whose most visited move is the label and, without a driver, the move played. Seat i's
+    teacher is seeded ``seed + i`` either way."""
     engines = [make_engine(game, **env_config) for _ in range(max(1, min(parallel, games)))]
     n = engines[0].num_players
     size = engines[0].layout.size
     # Row s turns the seats' game rewards into seat s's, as self-play pays them.
     weights = np.stack([reward_weights(n, s, reward, reward_scale) for s in range(n)])
-    agents = [make_agent("heuristic", game, engines[0].config, seed=seed + i) for i in range(n)]
+    settings = teacher if isinstance(teacher, SearchSettings) else check_teacher(teacher)
+    agents: list[Any]
+    if settings is None:
+        agents = [make_agent("heuristic", game, engines[0].config, seed=seed + i)
+                  for i in range(n)]
+    else:
+        agents = [SearchAgent(game, engines[0].config, settings, seed=seed + i)
+                  for i in range(n)]
     rows: list[_Game] = []  # finished games, in the order they finished
     stored = started = 0
 
@@ -113,8 +159,13 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
             g.engine.write_observation(seat, obs[k])
             mask = g.engine.legal_mask()
             masks[k] = mask
-            labels.append(int(agents[seat].act(obs[k], mask)))
-            g.record(obs[k], masks[k], labels[-1], seat)
+            target = None
+            if settings is None:
+                labels.append(int(agents[seat].act(obs[k], mask)))
+            else:
+                label, target = agents[seat].distribution_in(g.engine)
+                labels.append(int(label))
+            g.record(obs[k], masks[k], labels[-1], seat, target)
         played = labels if driver is None else driver(obs[:len(live)], masks[:len(live)])
         still: list[_Game] = []
         for g, action in zip(live, played, strict=True):
@@ -133,7 +184,10 @@ def collect(game: str, env_config: dict, games: int, max_decisions: int,
         np.asarray([o for g in rows for o in g.obs][keep], np.float32),
         np.asarray([m for g in rows for m in g.masks][keep], bool),
         np.asarray([a for g in rows for a in g.actions][keep], np.int64),
-        np.asarray([r for g in rows for r in g.returns()][keep], np.float32))
+        np.asarray([r for g in rows for r in g.returns()][keep], np.float32),
+        None if settings is None
+        else np.asarray([t for g in rows for t in g.targets][keep], np.float32).reshape(
+            -1, engines[0].num_actions))
 
 
 def frozen_features(policy: Any, obs: torch.Tensor, chunk: int = 4096) -> torch.Tensor | None:
@@ -155,15 +209,30 @@ def _masked_distribution(policy: Any, features: torch.Tensor, masks: torch.Tenso
     return dist
 
 
-def _evaluate(policy: Any, x: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor,
-              from_features: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    """(values, log-probabilities of ``actions``) from observations or from their features:
-    ``evaluate_actions`` past its features extractor."""
-    if not from_features:
-        values, log_prob, _ = policy.evaluate_actions(x, actions, action_masks=masks)
-        return values, log_prob
-    dist = _masked_distribution(policy, x, masks)
-    return policy.value_net(policy.mlp_extractor.forward_critic(x)), dist.log_prob(actions)
+def _evaluate(policy: Any, x: torch.Tensor, masks: torch.Tensor,
+              from_features: bool) -> tuple[torch.Tensor, Any]:
+    """(values, the masked action distribution) from observations or from their features:
+    ``evaluate_actions`` past its log-probability of one action (a search teacher's target is
+    a distribution over all of them)."""
+    if from_features:
+        latent_pi, latent_vf = policy.mlp_extractor(x)
+    else:
+        features = policy.extract_features(x)
+        if policy.share_features_extractor:
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+        else:
+            latent_pi = policy.mlp_extractor.forward_actor(features[0])
+            latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    dist = policy._get_action_dist_from_latent(latent_pi)
+    dist.apply_masking(masks)
+    return policy.value_net(latent_vf), dist
+
+
+def soft_cross_entropy(dist: Any, targets: torch.Tensor) -> torch.Tensor:
+    """Per row, the cross-entropy of the masked distribution ``dist`` against ``targets`` (rows
+    of probabilities over the legal actions): for a one-hot row, minus the log-probability of
+    its action, as cloning the heuristic's moves."""
+    return -(targets * dist.distribution.logits).sum(-1)
 
 
 def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
@@ -198,6 +267,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     masks = torch.as_tensor(data.masks, device=device)
     actions = torch.as_tensor(data.actions, device=device)
     returns = torch.as_tensor(data.returns, device=device)
+    targets = None if data.targets is None else torch.as_tensor(data.targets, device=device)
     stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan"),
              "bc_val_accuracy": float("nan"), "bc_best_epoch": 0}
     best_state: dict[str, torch.Tensor] | None = None
@@ -208,8 +278,10 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         for start in range(0, n_fit, batch_size):
             _check_stop(should_stop)
             idx = order[start:start + batch_size].to(device)
-            values, log_prob = _evaluate(policy, x[idx], actions[idx], masks[idx], pre)
-            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(
+            values, dist = _evaluate(policy, x[idx], masks[idx], pre)
+            imitation = (-dist.log_prob(actions[idx]) if targets is None
+                         else soft_cross_entropy(dist, targets[idx]))
+            loss = imitation.mean() + 0.5 * torch.nn.functional.mse_loss(
                 values.flatten(), returns[idx])
             optimizer.zero_grad()
             loss.backward()
@@ -239,14 +311,30 @@ def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], 
 
 
 def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
-    return Demonstrations(*(np.concatenate([x, y]) for x, y in
-                            zip(astuple(a), astuple(b), strict=True)))
+    joined = {}
+    for f in dataclasses.fields(Demonstrations):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        joined[f.name] = None if x is None else np.concatenate([x, y])
+    return Demonstrations(**joined)
+
+
+def _with_policy_prior(settings: SearchSettings, model: MaskablePPO, game: str,
+                       env_config: dict, folder: str, r: int) -> SearchSettings:
+    """The search teacher's settings with the policy trained so far as its prior (saved to
+    ``folder``, with the env it fits, for the search to load; ``prior=heuristic`` gives way)."""
+    from card_envs.agents.provenance import record_identity
+
+    path = Path(folder) / f"apprentice-{r}.zip"
+    model.save(path)
+    record_identity(path, game, env_config)
+    return dataclasses.replace(settings, policy=str(path), prior="none")
 
 
 def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any, epochs: Any,
                      batch_size: Any, learning_rate: Any, max_decisions: Any, reward: Any,
                      reward_scale: Any, dagger_rounds: Any, dagger_games: Any,
-                     dagger_epochs: Any) -> None:
+                     dagger_epochs: Any, teacher: Any = "heuristic",
+                     policy_prior: Any = False) -> SearchSettings | None:
     """Called directly (a config is checked on load), a model of another game or player count
     failed in torch's matrix product, no games or decisions in torch.cat, a batch size of 0 in
     range(), and an unknown reward mode was paid as "learner" without a word."""
@@ -254,6 +342,12 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
 
     check_reward(reward, reward_scale)
     check_policy_fits(model, game, env_config, "model")
+    settings = check_teacher(teacher)
+    if not isinstance(policy_prior, bool):
+        raise ValueError(f"policy_prior: expected true or false, got {policy_prior!r}")
+    if policy_prior and (settings is None or not dagger_rounds):
+        raise ValueError("policy_prior: the policy becomes the search teacher's prior in "
+                         "DAgger rounds: it needs a search teacher and dagger_rounds >= 1")
 
     counts = {"games": games, "epochs": epochs, "batch_size": batch_size,
               "max_decisions": max_decisions}
@@ -264,33 +358,59 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
     if (isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float))
             or not 0 < learning_rate < np.inf):
         raise ValueError(f"learning_rate: expected a number > 0, got {learning_rate!r}")
+    return settings
 
 
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
              batch_size: int, learning_rate: float, max_decisions: int,
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
              dagger_rounds: int = 0, dagger_games: int = 0, dagger_epochs: int = 2,
-             should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
-    """Clone the heuristic's games, then ``dagger_rounds`` times add ``dagger_games`` games
-    played by the policy so far (labelled by the heuristic) and train ``dagger_epochs`` more
-    on everything gathered. The held-out share is the newest games: the policy's own.
-    ``should_stop`` (asked often: a few decisions or one minibatch apart) returning True
-    raises :class:`WarmStartStopped`, leaving the policy part-trained."""
-    _check_arguments(model, game, env_config, games, epochs, batch_size, learning_rate,
-                     max_decisions, reward, reward_scale, dagger_rounds, dagger_games,
-                     dagger_epochs)
+             should_stop: Callable[[], bool] | None = None, teacher: str = "heuristic",
+             policy_prior: bool = False) -> dict[str, float]:
+    """Clone the teacher's games (``teacher``: "heuristic" or a search agent spec, see
+    :func:`collect`), then ``dagger_rounds`` times add ``dagger_games`` games played by the
+    policy so far (labelled by the teacher; with ``policy_prior``, by the search with that
+    policy as its prior: expert iteration) and train ``dagger_epochs`` more on everything
+    gathered. The held-out share is the newest games: the policy's own. ``should_stop`` (asked
+    often: a few decisions or one minibatch apart) returning True raises
+    :class:`WarmStartStopped`, leaving the policy part-trained. The stats split the wall time
+    into the teacher's games (``teacher_seconds``) and the cloning (``clone_seconds``)."""
+    settings = _check_arguments(model, game, env_config, games, epochs, batch_size,
+                                learning_rate, max_decisions, reward, reward_scale,
+                                dagger_rounds, dagger_games, dagger_epochs, teacher,
+                                policy_prior)
     start = time.time()
-    data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale,
-                   should_stop=should_stop)
-    stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed,
-                            should_stop=should_stop)
-    for r in range(1, dagger_rounds + 1):
-        model.policy.set_training_mode(False)
-        more = collect(game, env_config, dagger_games, max_decisions, seed + r, reward,
-                       reward_scale, driver=policy_driver(model.policy, seed + r),
-                       should_stop=should_stop)
-        data = _joined(data, more)
-        stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate, seed + r,
-                                should_stop=should_stop)
-    stats.update(decisions=len(data), seconds=round(time.time() - start, 1))
+    spent = {"teacher": 0.0, "clone": 0.0}
+
+    def timed(part: str, work: Callable[[], Any]) -> Any:
+        began = time.time()
+        try:
+            return work()
+        finally:
+            spent[part] += time.time() - began
+
+    with tempfile.TemporaryDirectory(prefix="card-envs-exit-") as folder:
+        labeller: str | SearchSettings = teacher if settings is None else settings
+        data = timed("teacher", lambda: collect(
+            game, env_config, games, max_decisions, seed, reward, reward_scale,
+            should_stop=should_stop, teacher=labeller))
+        stats = timed("clone", lambda: behaviour_clone(
+            model, data, epochs, batch_size, learning_rate, seed, should_stop=should_stop))
+        for r in range(1, dagger_rounds + 1):
+            model.policy.set_training_mode(False)
+            if policy_prior:
+                assert settings is not None  # _check_arguments
+                labeller = _with_policy_prior(settings, model, game, env_config, folder,
+                                                  r)
+            more = timed("teacher", lambda r=r, labeller=labeller: collect(
+                game, env_config, dagger_games, max_decisions, seed + r, reward,
+                reward_scale, driver=policy_driver(model.policy, seed + r),
+                should_stop=should_stop, teacher=labeller))
+            data = _joined(data, more)
+            stats = timed("clone", lambda r=r, data=data: behaviour_clone(
+                model, data, dagger_epochs, batch_size, learning_rate, seed + r,
+                should_stop=should_stop))
+    stats.update(decisions=len(data), seconds=round(time.time() - start, 1),
+                 teacher_seconds=round(spent["teacher"], 1),
+                 clone_seconds=round(spent["clone"], 1))
     return stats

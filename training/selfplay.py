@@ -8,7 +8,8 @@ costs a handful of forward passes however many games are waiting.
 
 Per episode the learner takes a seat (fixed or random) and every other seat draws an opponent:
 a past snapshot of the learner (the newest with probability ``latest_prob``, else uniform over
-the pool), the random agent or the game's heuristic, by the configured relative weights.
+the pool), the random agent, the game's heuristic, or a search agent (``search``: it searches the game's
+engine itself, one decision at a time), by the configured relative weights.
 Rewards that arrive on an opponent's move (including the terminal one) are added to the
 learner's last step.
 """
@@ -40,7 +41,10 @@ from .actors import (
 
 REWARD_MODES = ("learner", "zero_sum")
 RANDOM, HEURISTIC = 0, 1  # actor ids; snapshot slot j is actor 2 + j
-OPPONENT_KINDS = ("self", "random", "heuristic")
+SEARCH = -1  # the search agent's actor id (below the others: older checkpoints keep theirs)
+OPPONENT_KINDS = ("self", "random", "heuristic", "search")
+#: The search opponent's default spec (``selfplay.search`` in a config).
+DEFAULT_SEARCH = "search:simulations=25,prior=heuristic"
 _MAX_REDEALS = 100
 
 
@@ -179,6 +183,8 @@ class SelfPlayVecEnv(VecEnv):
             pays its reward minus the mean of the other seats' (with ``reward="score"`` games:
             the point margin, which a race to a target rewards, rather than points alone).
         reward_scale: every learner reward is multiplied by this (scores to about +-1).
+        search: the agent spec (``search[:<key>=<value>,...]``) the ``"search"`` opponents
+            play; it is given each game's engine (``act_in``), one decision at a time.
     """
 
     def __init__(
@@ -194,6 +200,7 @@ class SelfPlayVecEnv(VecEnv):
         seed: int = 0,
         reward: str = "learner",
         reward_scale: float = 1.0,
+        search: str = DEFAULT_SEARCH,
     ) -> None:
         check_reward(reward, reward_scale)
         num_players = make_engine(game, **env_config).num_players
@@ -211,8 +218,10 @@ class SelfPlayVecEnv(VecEnv):
 
         self.rng = np.random.default_rng()  # seats and opponent draws
         opp_rng = np.random.default_rng()  # opponents' own action sampling
+        # Search last: a zero weight there leaves every draw of the other kinds as it was.
         weights = np.array([rates.get("random", 0.0), rates.get("heuristic", 0.0),
-                            rates.get("self", 0.0)], dtype=np.float64)
+                            rates.get("self", 0.0), rates.get("search", 0.0)],
+                           dtype=np.float64)
         self.kind_p = weights / weights.sum()
         self.latest_prob = float(latest_prob)
         self.learner_seat_option = learner_seat
@@ -220,6 +229,12 @@ class SelfPlayVecEnv(VecEnv):
         self.random_actor = RandomActor(opp_rng)
         self.heuristic_actor = (AgentActor(make_agent("heuristic", game, eng.config), "heuristic")
                                 if weights[1] > 0 else None)
+        self.search_agent: Any = None
+        if weights[3] > 0:
+            if not (search == "search" or str(search).startswith("search:")):
+                raise ValueError(f"search: expected a search agent spec "
+                                 f"'search[:<key>=<value>,...]', got {search!r}")
+            self.search_agent = make_agent(search, game, eng.config)
         self._seed_streams(seed)
 
         n = self.num_players
@@ -243,9 +258,10 @@ class SelfPlayVecEnv(VecEnv):
         """Seed every random stream from ``seed``, the generators' objects kept (the pool's
         actors and the random actor share the opponents' one)."""
         # Streams: 0 seats and opponent draws, 1 opponents' sampling, 2..n_envs+1 the games,
-        # n_envs+2 the heuristic's own choices (appended last, so the others keep their values).
+        # n_envs+2 the heuristic's own choices, n_envs+3 the search's (appended last, so the
+        # others keep their values).
         n_envs = self.num_envs
-        seeds = np.random.SeedSequence(seed).spawn(n_envs + 3)
+        seeds = np.random.SeedSequence(seed).spawn(n_envs + 4)
         for engine, ss in zip(self.engines, seeds[2:n_envs + 2], strict=True):
             engine.rng = np.random.default_rng(ss)
         self.rng.bit_generator.state = np.random.default_rng(seeds[0]).bit_generator.state
@@ -254,6 +270,8 @@ class SelfPlayVecEnv(VecEnv):
         # one would make the same seed play different games.
         if self.heuristic_actor is not None:
             self.heuristic_actor.agent.seed(int(seeds[n_envs + 2].generate_state(1)[0]))
+        if self.search_agent is not None:
+            self.search_agent.seed(int(seeds[n_envs + 3].generate_state(1)[0]))
 
     # -- VecEnv API ------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -329,10 +347,12 @@ class SelfPlayVecEnv(VecEnv):
         opt = self.learner_seat_option
         self.learner[i] = rng.integers(n) if opt == "random" else int(opt)
         self._set_reward_weights(i)
-        kinds = rng.choice(3, size=n, p=self.kind_p)
+        kinds = rng.choice(len(self.kind_p), size=n, p=self.kind_p)
         for seat in range(n):
             kind = kinds[seat]
-            if kind == 2 and self.pool.actors:
+            if kind == 3:
+                self.seat_actor[i, seat] = SEARCH
+            elif kind == 2 and self.pool.actors:
                 if rng.random() < self.latest_prob:
                     slot = self.pool.newest
                 else:
@@ -351,6 +371,8 @@ class SelfPlayVecEnv(VecEnv):
                                                  self.reward_mode, self.reward_scale)
 
     def _actor(self, actor_id: int):
+        if actor_id == SEARCH:
+            return self.search_agent
         if actor_id == RANDOM:
             return self.random_actor
         if actor_id == HEURISTIC:
@@ -400,6 +422,8 @@ class SelfPlayVecEnv(VecEnv):
             rows: dict[int, slice] = {}
             start = 0
             for actor_id in sorted(groups, key=lambda a: a < 2):
+                if actor_id == SEARCH:  # it reads each game's engine itself
+                    continue
                 idx = groups[actor_id]
                 rows[actor_id] = slice(start, start + len(idx))
                 for j, i in enumerate(idx, start):
@@ -410,6 +434,9 @@ class SelfPlayVecEnv(VecEnv):
             snapshot_features = self._snapshot_features(
                 [len(idx) for actor_id, idx in groups.items() if actor_id >= 2])
             for actor_id, idx in groups.items():
+                if actor_id == SEARCH:  # it searches each game's position itself
+                    self._play_search(idx, in_episode, rewards)
+                    continue
                 at = rows[actor_id]
                 obs, masks = self._scratch[at], self._scratch_mask[at]
                 if snapshot_features is not None and actor_id >= 2:
@@ -437,6 +464,19 @@ class SelfPlayVecEnv(VecEnv):
             return None
         return self.pool.actors[0].features(self._scratch[:sum(counts)])
 
+    def _play_search(self, idx: list[int], in_episode: np.ndarray,
+                     rewards: np.ndarray | None) -> None:
+        """One move of the search agent in each game of ``idx`` (its seat there to move)."""
+        for i in idx:
+            engine = self.engines[i]
+            a = int(self.search_agent.act_in(engine))
+            if not engine.is_legal(a):
+                raise ValueError(f"opponent {self.search_agent.name!r} chose illegal action "
+                                 f"{a}: {engine.illegal_reason(a)}")
+            engine.step(a)
+            if in_episode[i] and rewards is not None:
+                rewards[i] += self._reward_weights[i] @ engine.rewards
+
     def _finish(self, i: int, last_reward: float) -> dict[str, Any]:
         """The info SB3 and our callbacks read when an episode ends."""
         engine = self.engines[i]
@@ -447,8 +487,8 @@ class SelfPlayVecEnv(VecEnv):
         winners = result["winners"]
         win = (1.0 / len(winners)) if learner in winners else 0.0
         ids = [int(a) for s, a in enumerate(self.seat_actor[i]) if s != learner]
-        kinds = ["random" if a == RANDOM else "heuristic" if a == HEURISTIC else "self"
-                 for a in ids]
+        kinds = ["random" if a == RANDOM else "heuristic" if a == HEURISTIC
+                 else "search" if a == SEARCH else "self" for a in ids]
         opponent = kinds[0] if len(set(kinds)) == 1 else "mixed"
         self.episodes_finished += 1
         return {
@@ -478,6 +518,7 @@ class SelfPlayVecEnv(VecEnv):
             "masks": self._masks.copy(),
             "pool": self.pool.state_dict(),
             "heuristic": pickle.dumps(self.heuristic_actor),
+            "search": pickle.dumps(self.search_agent),
             "episodes_finished": self.episodes_finished,
         }
 
@@ -499,6 +540,8 @@ class SelfPlayVecEnv(VecEnv):
         self._masks[:] = state["masks"]
         self.pool.load_state_dict(state["pool"], template_policy)
         self.heuristic_actor = pickle.loads(state["heuristic"])
+        if "search" in state:  # (a checkpoint from before search opponents has none)
+            self.search_agent = pickle.loads(state["search"])
         self.episodes_finished = state["episodes_finished"]
         now = time.time()
         self.ep_start[:] = now

@@ -287,7 +287,8 @@ class SelfPlayCallback(BaseCallback):
         self.stop_reason: str | None = None  # "time limit", or the signal's name
         saved_wins = (resume_state or {}).get("wins", {})
         self.wins: dict[str, deque] = {k: deque(saved_wins.get(k, ()), maxlen=500)
-                                       for k in ("self", "random", "heuristic", "mixed")}
+                                       for k in ("self", "random", "heuristic", "search",
+                                                 "mixed")}
         resume_step = resume_state["num_timesteps"] if resume_state else None
         self.progress_csv = CsvLog(run_dir / "progress.csv", [
             "step", "elapsed", "fps", "ep_rew_mean", "ep_len_mean", "win_vs_self",
@@ -638,7 +639,7 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
                                   learner_seat=sp.learner_seat,
                                   opponent_deterministic=sp.opponent_deterministic,
                                   seed=cfg.seed, reward=sp.reward,
-                                  reward_scale=sp.reward_scale)
+                                  reward_scale=sp.reward_scale, search=sp.search)
         closing.callback(venv.close)
 
         # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
@@ -681,7 +682,9 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
                                               dagger_rounds=pt.dagger_rounds,
                                               dagger_games=pt.dagger_games,
                                               dagger_epochs=pt.dagger_epochs,
-                                              should_stop=stop_request.requested)
+                                              should_stop=stop_request.requested,
+                                              teacher=pt.teacher,
+                                              policy_prior=pt.policy_prior)
                 except WarmStartStopped:
                     # Nothing to checkpoint yet: the run directory is started again next time.
                     venv.close()
@@ -693,7 +696,9 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
                       f"{pretrain_stats['bc_accuracy']:.3f} (held-out games "
                       f"{pretrain_stats['bc_val_accuracy']:.3f}, epoch "
                       f"{pretrain_stats['bc_best_epoch']} kept), "
-                      f"{pretrain_stats['seconds']:.0f} s")
+                      f"{pretrain_stats['seconds']:.0f} s (teacher's games "
+                      f"{pretrain_stats['teacher_seconds']:.0f} s, cloning "
+                      f"{pretrain_stats['clone_seconds']:.0f} s)")
             venv.pool.add(model.policy, 0)
         # (Only now: a checkpoint that fails to load leaves no new TensorBoard file behind.)
         model.set_logger(tensorboard_logger(run_dir / "tb", state))

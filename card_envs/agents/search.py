@@ -276,6 +276,20 @@ class SearchAgent(Agent):
         self.last_visits = {a: e.n for a, e in root.items() if e.n}
         return _most_visited(root, legal.tolist(), seat)
 
+    def distribution_in(self, engine: Any) -> tuple[int, np.ndarray]:
+        """:meth:`act_in`'s move and the search's move distribution: the root's visit counts
+        over every action (``legal_mask()``'s length), normalised: a teacher's targets for
+        behaviour cloning (with one legal move, all on it). The search is act_in's."""
+        action = self.act_in(engine)
+        dist = np.zeros(len(engine.legal_mask()), dtype=np.float32)
+        if self.last_visits:
+            total = sum(self.last_visits.values())
+            for a, n in self.last_visits.items():
+                dist[a] = n / total
+        else:
+            dist[action] = 1.0
+        return action, dist
+
     def _simulate(self, world: Any, node: dict[int, _Edge], seat: int, seats: int,
                   fast: random.Random) -> None:
         """One simulation on the determinization ``world``: select down the tree, expand one
