@@ -153,7 +153,7 @@ def test_expert_iteration_rounds_use_the_policy_as_the_search_prior(monkeypatch)
     assert seen[0].policy is None and seen[0].prior == "heuristic"
     assert seen[1].policy is not None
     assert seen[1].prior == "none" and seen[1].simulations == 4
-    assert stats["teacher_seconds"] > 0 and stats["clone_seconds"] > 0
+    assert stats["teacher_seconds"] > 0 and stats["clone_seconds"] >= 0
     assert stats["teacher_seconds"] + stats["clone_seconds"] <= stats["seconds"] + 0.2
 
 

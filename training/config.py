@@ -190,13 +190,14 @@ class EvaluationConfig(_Strict):
 
 
 class PretrainConfig(_Strict):
-    """Behaviour cloning from the heuristic before self-play (``games: 0`` turns it off).
+    """Behaviour cloning from a teacher before self-play (``games: 0`` turns it off).
 
-    The heuristic plays every seat; the policy learns its moves (cross-entropy over legal
-    actions) and the value head learns the games' outcomes. Its wall time counts against
+    The teacher (the heuristic, or a search agent) plays every seat; the policy learns its
+    moves (cross-entropy over legal actions; the search's visit distributions) and the value
+    head learns the games' outcomes. Its wall time counts against
     ``training.time_limit_minutes``."""
 
-    games: NonNegative = Field(0, description="heuristic-against-heuristic games to clone "
+    games: NonNegative = Field(0, description="teacher-against-teacher games to clone "
                                               "(0: no warm start)")
     epochs: NonNegative = Field(4, description="passes over those decisions")
     batch_size: Count = Field(1024, description="cloning minibatch size")
@@ -205,7 +206,7 @@ class PretrainConfig(_Strict):
                                                       "collection (memory and time)")
     dagger_rounds: NonNegative = Field(0, description="rounds of DAgger after the clone")
     dagger_games: NonNegative = Field(0, description="games per DAgger round, played by the "
-                                                     "policy, labelled by the heuristic")
+                                                     "policy, labelled by the teacher")
     dagger_epochs: NonNegative = Field(2, description="passes over everything gathered after "
                                                       "each DAgger round")
     teacher: str = Field(

@@ -311,11 +311,14 @@ def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], 
 
 
 def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
-    joined = {}
-    for f in dataclasses.fields(Demonstrations):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        joined[f.name] = None if x is None else np.concatenate([x, y])
-    return Demonstrations(**joined)
+    """Both collections (one teacher's: both with targets or neither)."""
+    targets = None
+    if a.targets is not None and b.targets is not None:
+        targets = np.concatenate([a.targets, b.targets])
+    return Demonstrations(np.concatenate([a.observations, b.observations]),
+                          np.concatenate([a.masks, b.masks]),
+                          np.concatenate([a.actions, b.actions]),
+                          np.concatenate([a.returns, b.returns]), targets)
 
 
 def _with_policy_prior(settings: SearchSettings, model: MaskablePPO, game: str,
@@ -380,37 +383,29 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
                                 dagger_rounds, dagger_games, dagger_epochs, teacher,
                                 policy_prior)
     start = time.time()
-    spent = {"teacher": 0.0, "clone": 0.0}
-
-    def timed(part: str, work: Callable[[], Any]) -> Any:
-        began = time.time()
-        try:
-            return work()
-        finally:
-            spent[part] += time.time() - began
-
+    cloning = 0.0  # of the wall time: the rest is the teacher's games
     with tempfile.TemporaryDirectory(prefix="card-envs-exit-") as folder:
         labeller: str | SearchSettings = teacher if settings is None else settings
-        data = timed("teacher", lambda: collect(
-            game, env_config, games, max_decisions, seed, reward, reward_scale,
-            should_stop=should_stop, teacher=labeller))
-        stats = timed("clone", lambda: behaviour_clone(
-            model, data, epochs, batch_size, learning_rate, seed, should_stop=should_stop))
+        data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale,
+                       should_stop=should_stop, teacher=labeller)
+        began = time.time()
+        stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed,
+                                should_stop=should_stop)
+        cloning += time.time() - began
         for r in range(1, dagger_rounds + 1):
             model.policy.set_training_mode(False)
             if policy_prior:
                 assert settings is not None  # _check_arguments
-                labeller = _with_policy_prior(settings, model, game, env_config, folder,
-                                                  r)
-            more = timed("teacher", lambda r=r, labeller=labeller: collect(
-                game, env_config, dagger_games, max_decisions, seed + r, reward,
-                reward_scale, driver=policy_driver(model.policy, seed + r),
-                should_stop=should_stop, teacher=labeller))
+                labeller = _with_policy_prior(settings, model, game, env_config, folder, r)
+            more = collect(game, env_config, dagger_games, max_decisions, seed + r, reward,
+                           reward_scale, driver=policy_driver(model.policy, seed + r),
+                           should_stop=should_stop, teacher=labeller)
             data = _joined(data, more)
-            stats = timed("clone", lambda r=r, data=data: behaviour_clone(
-                model, data, dagger_epochs, batch_size, learning_rate, seed + r,
-                should_stop=should_stop))
-    stats.update(decisions=len(data), seconds=round(time.time() - start, 1),
-                 teacher_seconds=round(spent["teacher"], 1),
-                 clone_seconds=round(spent["clone"], 1))
+            began = time.time()
+            stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate,
+                                    seed + r, should_stop=should_stop)
+            cloning += time.time() - began
+    seconds = time.time() - start
+    stats.update(decisions=len(data), seconds=round(seconds, 1),
+                 teacher_seconds=round(seconds - cloning, 1), clone_seconds=round(cloning, 1))
     return stats

@@ -8,8 +8,8 @@ costs a handful of forward passes however many games are waiting.
 
 Per episode the learner takes a seat (fixed or random) and every other seat draws an opponent:
 a past snapshot of the learner (the newest with probability ``latest_prob``, else uniform over
-the pool), the random agent, the game's heuristic, or a search agent (``search``: it searches the game's
-engine itself, one decision at a time), by the configured relative weights.
+the pool), the random agent, the game's heuristic, or a search agent (``search``: it searches
+each game's engine itself, one decision at a time), by the configured relative weights.
 Rewards that arrive on an opponent's move (including the terminal one) are added to the
 learner's last step.
 """

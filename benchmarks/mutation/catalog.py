@@ -2499,4 +2499,64 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(f"{EXPLOIT_TESTS}::test_micro_best_response_worked_out_by_hand",),
         why="the seat with the larger best response is reported for both",
     ),
+    Mutant(
+        id="search-distribution-per-move",
+        area="agents",
+        path=SEARCH,
+        old="                dist[a] = n / total\n",
+        new="                dist[a] = n / len(self.last_visits)\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_visit_distribution_where_the_search_is_known",),
+        why="the teacher's targets are visits per visited move, not a distribution",
+    ),
+    Mutant(
+        id="exit-soft-loss-on-probabilities",
+        area="training",
+        path="training/pretrain.py",
+        old="    return -(targets * dist.distribution.logits).sum(-1)\n",
+        new="    return -(targets * dist.distribution.probs).sum(-1)\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_soft_target_loss_is_cross_entropy_for_one_hot_targets",),
+        why="the soft loss weighs probabilities, not log-probabilities: no cross-entropy",
+    ),
+    Mutant(
+        id="exit-targets-ignored",
+        area="training",
+        path="training/pretrain.py",
+        old="            imitation = (-dist.log_prob(actions[idx]) if targets is None\n",
+        new="            imitation = (-dist.log_prob(actions[idx]) if True\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_cloning_the_search_fits_its_distributions",),
+        why="the search's distributions are collected, then only its chosen move is cloned",
+    ),
+    Mutant(
+        id="exit-policy-prior-ignored",
+        area="training",
+        path="training/pretrain.py",
+        old="            if policy_prior:\n",
+        new="            if False:\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_expert_iteration_rounds_use_the_policy_as_the_search_prior",),
+        why="policy_prior is accepted and the rounds keep the configured search: no iteration",
+    ),
+    Mutant(
+        id="selfplay-search-kind-dropped",
+        area="training",
+        path=SELFPLAY,
+        old="            if kind == 3:\n",
+        new="            if kind == 4:\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_search_opponents_play_in_the_selfplay_env_reproducibly",),
+        why="a search share in the opponent mix plays snapshots or random moves instead",
+    ),
+    Mutant(
+        id="selfplay-search-unseeded",
+        area="training",
+        path=SELFPLAY,
+        old="            self.search_agent.seed(int(seeds[n_envs + 3].generate_state(1)[0]))\n",
+        new="            pass\n",
+        tests=("tests/test_expert_iteration.py::"
+               "test_search_opponents_play_in_the_selfplay_env_reproducibly",),
+        why="the search opponents draw from an unseeded stream: one seed, different games",
+    ),
 )
