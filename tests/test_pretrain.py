@@ -178,9 +178,10 @@ def test_cloning_from_precomputed_features_equals_evaluate_actions(features: str
     assert feats is not None
     with torch.no_grad():
         want_v, want_lp, _ = model.policy.evaluate_actions(obs, actions, action_masks=masks)
-        got_v, got_lp = _evaluate(model.policy, feats, actions, masks, from_features=True)
-    torch.testing.assert_close(got_v, want_v)
-    torch.testing.assert_close(got_lp, want_lp)
+        for x, pre in ((feats, True), (obs, False)):  # from features, and from observations
+            got_v, dist = _evaluate(model.policy, x, masks, from_features=pre)
+            torch.testing.assert_close(got_v, want_v)
+            torch.testing.assert_close(dist.log_prob(actions), want_lp)
 
 
 def test_held_out_games_never_reach_the_training_batches() -> None:
