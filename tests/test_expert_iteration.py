@@ -157,6 +157,20 @@ def test_expert_iteration_rounds_use_the_policy_as_the_search_prior(monkeypatch)
     assert stats["teacher_seconds"] + stats["clone_seconds"] <= stats["seconds"] + 0.2
 
 
+def test_a_search_spec_ending_in_a_policy_zip_is_the_search(tmp_path: Path) -> None:
+    """``search:...,policy=<run>/final.zip`` (the search with that policy as its prior) used to
+    be loaded by training.evaluate as the policy itself, its whole text taken for a path."""
+    from card_envs.agents.provenance import record_identity
+    from training.actors import make_actor
+
+    path = tmp_path / "p.zip"
+    _fresh_roy_model().save(path)
+    record_identity(path, "roy", {"num_players": 2})
+    actor = make_actor(f"search:simulations=2,policy={path}", "roy", {"num_players": 2}, seed=0)
+    assert isinstance(getattr(actor, "agent", None), SearchAgent)
+    assert actor.agent.settings.policy == str(path)
+
+
 # -- config and self-play opponents --------------------------------------------------------------
 @pytest.mark.parametrize("section, message", [
     ({"pretrain": {"teacher": "random"}},

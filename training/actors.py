@@ -146,9 +146,11 @@ def make_actor(spec: ActorSpec, game: str, config: dict[str, Any], seed: int | N
         text = os.fspath(spec)
         if text == "random":
             return RandomActor(rng)
+        search = text == "search" or text.startswith("search:")
         if text != "heuristic" and not text.startswith("search") and os.path.isdir(text):
             text = resolve_run_policy(text)
-        if text.endswith(".zip"):
+        # (search:...,policy=<a .zip> is a search agent with that prior, not the policy)
+        if text.endswith(".zip") and not search:
             from card_envs.agents.policy import check_saved_policy, load_maskable_ppo
 
             model = load_maskable_ppo(text)
