@@ -996,7 +996,7 @@ def _out_of_time_at_the_warm_start(monkeypatch, final_games: int) -> dict:
 
     monkeypatch.setattr(train_module, "pretrain", lambda *a, **k: {
         "decisions": 0, "bc_accuracy": 0.0, "bc_val_accuracy": 0.0, "bc_best_epoch": 0,
-        "seconds": 60.0})
+        "seconds": 60.0, "teacher_seconds": 59.0, "clone_seconds": 1.0})
     data = game_config("roy", env={"episode": "hand"})
     data["training"]["time_limit_minutes"] = 1
     data["evaluation"]["final_games"] = final_games
