@@ -522,14 +522,14 @@ def test_vecenv_batches_opponent_decisions_and_fills_every_seat() -> None:
     for actor in env.pool.actors:
         original = actor.act
 
-        def counted(obs, masks, _orig=original):
+        def counted(obs, masks, *extra, _orig=original):  # extra: the snapshots' shared features
             calls[0] += 1
             decisions[0] += len(obs)
             pending = {(e.observation(e.current_player).tobytes(), e.legal_mask().tobytes())
                        for e in env.engines if not e.done}
             for row, mask in zip(obs, masks, strict=True):
                 assert (row.tobytes(), mask.astype(np.int8).tobytes()) in pending
-            return _orig(obs, masks)
+            return _orig(obs, masks, *extra)
 
         actor.act = counted
     env.reset()
