@@ -62,6 +62,18 @@ def session_processes(sid: int) -> list[tuple[int, str]]:
     return found
 
 
+def share_priority(pid: int) -> None:
+    """Give session leader ``pid``'s scheduler autogroup this process's nice value. Linux
+    schedules each session as one group; a new session's starts at nice 0, so nodes started
+    from a low-priority shell would otherwise escape its priority. Nothing where there are no
+    autogroups."""
+    try:
+        nice = Path("/proc/self/autogroup").read_text().split("nice")[1].strip()
+        Path(f"/proc/{pid}/autogroup").write_text(nice)
+    except (OSError, IndexError):
+        pass
+
+
 def kill_session(sid: int, grace: float = 15.0) -> list[tuple[int, str]]:
     """SIGTERM every process of session ``sid``, SIGKILL what is left after ``grace`` seconds;
     returns what is still alive after that (should be nothing)."""
@@ -183,6 +195,7 @@ class LoopbackCluster:
             process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
                                        env=self._node_env(), cwd=temp)
+        share_priority(process.pid)
         node = Node(name, process, temp)
         self.started.append(node)
         deadline = time.monotonic() + self.start_timeout
