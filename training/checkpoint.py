@@ -95,7 +95,9 @@ def load_checkpoint(path: str | Path, config: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a card-envs training checkpoint "
                               f"(format {FORMAT})")
-    saved = {**_added_keys(), **state.get("config", {})}
+    # A key added since: the old checkpoint had its default (compared where the config has it).
+    added = {k: v for k, v in _added_keys().items() if k in config}
+    saved = {**added, **state.get("config", {})}
     diff = [d for d in _diff(saved, config) if not _resumable(_key_of(d))]
     if diff:
         raise CheckpointError(f"checkpoint {str(path)!r} was written with a different config: "
