@@ -35,12 +35,44 @@ from pathlib import Path
 _STARTED = "Ray runtime started."
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port nothing listens on now (any interface)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A TCP port nothing listens on now (any interface), and not handed out before by this
+    process (the kernel may offer a port again once it is closed: Ray refuses a port given to
+    two of its components)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("", 0))
+            port: int = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
+
+
+def ephemeral_low() -> int:
+    """The lowest port the kernel hands out for ``bind(0)`` (Linux's default 32768)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_WORKER_BLOCKS: set[int] = set()
+
+
+def worker_port_block(size: int = 100) -> int:
+    """The first port of ``size`` ports for one node's workers: below the ephemeral range, so
+    no :func:`free_port` falls inside it (a random block there once took a port already given
+    to a daemon and Ray refused the node), and apart from the blocks of this process's other
+    nodes."""
+    top = max(ephemeral_low() - size, 10000 + size)
+    while True:
+        low = random.randrange(10000, top, size)
+        if low not in _WORKER_BLOCKS:
+            _WORKER_BLOCKS.add(low)
+            return low
 
 
 def session_processes(sid: int) -> list[tuple[int, str]]:
@@ -178,7 +210,7 @@ class LoopbackCluster:
     def _start_node_once(self, folder: str, name: str, args: list[str]) -> None:
         temp = self.root / folder
         temp.mkdir()
-        low = random.randrange(20000, 59000, 100)  # each node its own worker-port block
+        low = worker_port_block()  # each node its own block of worker ports
         cmd = [self.ray, "start", "--block", *args, "--num-cpus", str(self.cpus),
                "--num-gpus", "0", "--temp-dir", str(temp),
                "--object-store-memory", str(self.object_store_bytes),
