@@ -37,18 +37,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.counts import parse_counts  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def parse_counts(text: str) -> list[int]:
-    try:
-        counts = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected counts such as 1,2,4, got {text!r}") from None
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"expected counts >= 1, got {text!r}")
-    return counts
 
 
 def load(args: argparse.Namespace, overrides: dict[str, Any]) -> Any:

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from benchmarks.counts import parse_counts  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.selfplay_workers import available_cores, make_selfplay_venv  # noqa: E402
 from training.train import policy_class, ppo_arguments  # noqa: E402
@@ -66,14 +67,7 @@ def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: in
 
 
 def parse_workers(text: str) -> list[int]:
-    try:
-        counts = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected worker counts such as 1,2,4, got {text!r}") from None
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"expected worker counts >= 1, got {text!r}")
-    return counts
+    return parse_counts(text, "worker counts")
 
 
 def main(argv: list[str] | None = None) -> None:

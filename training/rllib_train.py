@@ -41,10 +41,8 @@ from card_envs.adapters.rllib_league import SnapshotPool
 from card_envs.adapters.rllib_module import MaskedPPOModule, export_maskable_ppo, module_spec
 from card_envs.agents.provenance import env_identity, identity_differences
 
-from .actors import TorchPolicyActor
 from .checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint, save_checkpoint
 from .config import Config, ConfigError
-from .evaluate import evaluate
 from .files import writing
 from .plots import plot_training_curve
 from .rllib_algo import (
@@ -248,23 +246,13 @@ class RLlibRun:
     # -- evaluation and checkpoints --------------------------------------------------------------
     def evaluate(self) -> None:
         """The learner against random and heuristic, as the SB3 trainer's evaluations."""
-        from .train import _next
+        from .train import _next, evaluate_learner
 
         cfg, ev, step = self.cfg, self.cfg.evaluation, self.num_timesteps
-        module = self.refresh_module()
-        learner = TorchPolicyActor(module.policy, ev.deterministic, np.random.default_rng(step),
-                                   name="learner")
-        report = evaluate(cfg.game, [learner, *EVAL_OPPONENTS], games=ev.games, config=cfg.env,
-                          seed=cfg.seed + step, parallel=ev.parallel,
-                          pairs=[(0, 1 + k) for k in range(len(EVAL_OPPONENTS))],
-                          labels=["learner", *EVAL_OPPONENTS])
-        row: dict[str, Any] = {"step": step, "elapsed": round(self.elapsed(), 1),
-                               "chance": report["chance"]}
-        for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
-            row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
-            row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
+        row, scalars = evaluate_learner(cfg, self.refresh_module().policy, step, self.elapsed())
+        for tag, value in scalars.items():
             with writing(self.run_dir / "tb"):
-                self.tb.add_scalar(f"eval/win_rate_vs_{opp}", match["win_rate"], step)
+                self.tb.add_scalar(tag, value, step)
         self.eval_csv.append(row)
         self.last_eval = step
         self.next_eval = _next(self.next_eval, ev.every, step)

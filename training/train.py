@@ -394,19 +394,7 @@ class SelfPlayCallback(BaseCallback):
         Uses its own seeded RNGs and no torch sampling, so it never perturbs training.
         """
         cfg, ev = self.cfg, self.cfg.evaluation
-        learner = TorchPolicyActor(self.model.policy, ev.deterministic,
-                                   np.random.default_rng(step), name="learner")
-        report = evaluate(cfg.game, [learner, *EVAL_OPPONENTS], games=ev.games, config=cfg.env,
-                          seed=cfg.seed + step, parallel=ev.parallel,
-                          pairs=[(0, 1 + k) for k in range(len(EVAL_OPPONENTS))],
-                          labels=["learner", *EVAL_OPPONENTS])
-        row: dict[str, Any] = {"step": step, "elapsed": round(self.elapsed(), 1),
-                               "chance": report["chance"]}
-        scalars = {}
-        for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
-            row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
-            row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
-            scalars[f"eval/win_rate_vs_{opp}"] = match["win_rate"]
+        row, scalars = evaluate_learner(cfg, self.model.policy, step, self.elapsed())
         write_scalars(self.logger, step, scalars)
         self.eval_csv.append(row)
         self.last_eval = step
@@ -471,6 +459,27 @@ def _next(current: int, every: int, step: int) -> int:
     while current <= step:
         current += every
     return current
+
+
+def evaluate_learner(cfg: Config, policy: Any, step: int,
+                     elapsed: float) -> tuple[dict[str, Any], dict[str, float]]:
+    """One periodic evaluation of the learner's ``policy`` against ``EVAL_OPPONENTS`` (both
+    trainers): its ``eval.csv`` row and its TensorBoard scalars."""
+    ev = cfg.evaluation
+    learner = TorchPolicyActor(policy, ev.deterministic, np.random.default_rng(step),
+                               name="learner")
+    report = evaluate(cfg.game, [learner, *EVAL_OPPONENTS], games=ev.games, config=cfg.env,
+                      seed=cfg.seed + step, parallel=ev.parallel,
+                      pairs=[(0, 1 + k) for k in range(len(EVAL_OPPONENTS))],
+                      labels=["learner", *EVAL_OPPONENTS])
+    row: dict[str, Any] = {"step": step, "elapsed": round(elapsed, 1),
+                           "chance": report["chance"]}
+    scalars = {}
+    for opp, match in zip(EVAL_OPPONENTS, report["matches"], strict=True):
+        row[f"{opp}_win_rate"] = round(match["win_rate"], 4)
+        row[f"{opp}_ci_low"], row[f"{opp}_ci_high"] = (round(x, 4) for x in match["ci95"])
+        scalars[f"eval/win_rate_vs_{opp}"] = match["win_rate"]
+    return row, scalars
 
 
 def _mean(values: Any) -> float | str:
