@@ -171,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
                 row["evaluate"] = ok
                 row["note"] = row["note"] or ("" if ok else tail)
             rows.append(row)
-            print(f"  {game}: trained {row['train']}, {row['seconds']} s", flush=True)
+            # Each game's verdict as it comes: a run cut off by a time limit still says what passed.
+            print(f"  {game}: trained {row['train']}, evaluated without a GPU "
+                  f"{row.get('evaluate', '-')}, {row['seconds']} s {row['note'][:200]}".rstrip(),
+                  flush=True)
         if args.kill:
             ok, note = kill_and_resume(args.kill, args.device, args.steps, runs)
             row = {"game": f"{args.kill} (SIGKILL + --resume)", "train": ok, "note": note}

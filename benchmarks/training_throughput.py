@@ -15,9 +15,14 @@ VecEnv); only the opponents differ, so the ratio is the cost of self-play itself
   this pattern on connect four).
 
 These run in one process (``selfplay.workers: 1``). ``--workers 1,2,4`` adds a table: self-play
-with the config's mix, its games stepped in N worker processes (``selfplay.workers: N``), and
-each N's speed-up over one. ``--device cuda`` puts the learner on a GPU. The machine (cores,
-GPU, load) is printed at the top: compare figures only within one run.
+with the config's mix, its games stepped in N worker processes (``selfplay.workers: N``), each
+N's speed-up over one, and the shares of ``learn()`` spent waiting for the games and in PPO's
+update (what workers can and cannot spread over cores). ``--device cuda`` puts the learner on a
+GPU. ``--learner-table 256x2,1024x2 --learner-devices cpu,cuda`` adds a table of self-play
+steps/s for each network size (hidden width x layers) on each learner device, with
+``--learner-workers`` worker processes and a CPU learner on ``--learner-threads`` torch threads
+(default: the cores the workers leave): where the GPU starts to pay. The machine (cores, GPU,
+load) is printed at the top: compare figures only within one run.
 """
 
 from __future__ import annotations
@@ -53,21 +58,57 @@ def machine() -> str:
 
 
 def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: int = 0,
-               device: str = "cpu") -> float:
+               device: str = "cpu", shares: dict[str, float] | None = None) -> float:
+    """``learn()``'s env steps/s after a warm-up. ``shares``, if given, gets the fractions of
+    that time spent waiting for the envs (``env``: what workers can spread over cores) and in
+    PPO's update (``update``: the learner alone)."""
     model = MaskablePPO(policy, env, seed=seed, verbose=0, device=device, **ppo)
     if hasattr(env, "pool"):
         for k in range(max(1, fill_pool)):
             env.pool.add(model.policy, k)
     model.learn(min(steps, 4096))  # warm-up: imports, allocations, first rollout
+    spent = {"env": 0.0, "update": 0.0}
+
+    def timed(name: str, call: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - began
+        return run
+
+    env.step_wait = timed("env", env.step_wait)
+    model.train = timed("update", model.train)  # type: ignore[method-assign]
     start, before = time.perf_counter(), model.num_timesteps
     model.learn(steps, reset_num_timesteps=False)
-    rate = (model.num_timesteps - before) / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    rate = (model.num_timesteps - before) / elapsed
+    if shares is not None:
+        shares.update({name: t / elapsed for name, t in spent.items()})
     env.close()
     return rate
 
 
 def parse_workers(text: str) -> list[int]:
     return parse_counts(text, "worker counts")
+
+
+def parse_archs(text: str) -> list[list[int]]:
+    """``"256x2,1024x3"``: hidden layers of width 256 twice, then 1024 three times."""
+    archs = []
+    for item in text.split(","):
+        width, _, depth = item.strip().partition("x")
+        try:
+            arch = [int(width)] * int(depth or "2")
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"network size {item.strip()!r}: expected WIDTHxLAYERS such as 256x2") from None
+        if not arch or min(arch) < 1:
+            raise argparse.ArgumentTypeError(f"network size {item.strip()!r}: expected positive "
+                                             "width and layers")
+        archs.append(arch)
+    return archs
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,11 +120,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=parse_workers, default=None,
                         help="worker counts of the scaling table, e.g. 1,2,4,8,16")
     parser.add_argument("--only-workers", action="store_true",
-                        help="only the scaling table (needs --workers)")
+                        help="only the worker and learner-device tables")
     parser.add_argument("--device", default="cpu", help="the learner's torch device")
+    parser.add_argument("--learner-table", type=parse_archs, default=None, metavar="ARCHS",
+                        help="network sizes of the learner-device table, e.g. 256x2,1024x2")
+    parser.add_argument("--learner-devices", default="cpu,cuda",
+                        help="comma-separated learner devices of that table")
+    parser.add_argument("--learner-workers", type=int, default=1,
+                        help="selfplay.workers in that table")
+    parser.add_argument("--learner-threads", type=int, default=None,
+                        help="torch threads of a CPU learner in that table (default: the cores "
+                             "the workers leave, at least 1)")
     args = parser.parse_args(argv)
-    if args.only_workers and not args.workers:
-        parser.error("--only-workers needs --workers")
+    if args.only_workers and not (args.workers or args.learner_table):
+        parser.error("--only-workers needs --workers or --learner-table")
     torch.set_num_threads(1)
     cfg = load_config(args.config or Path(__file__).resolve().parents[1] / "configs"
                       / f"{args.game}.yaml")
@@ -128,19 +178,42 @@ def main(argv: list[str] | None = None) -> None:
               "target is at most 1.5x for self-play, and >= 10x the 420 steps/s reference)")
     if args.workers:
         print(f"\n{'selfplay.workers':>16} {'env steps/s':>12} {'speed-up':>9} "
-              f"{'per worker':>11}   self-play, config mix")
+              f"{'per worker':>11} {'env wait':>9} {'update':>7}   self-play, config mix")
         one = None
         for n in args.workers:
             if n > sp.n_envs:
                 print(f"{n:>16} {'-':>12}   (more workers than selfplay.n_envs {sp.n_envs})")
                 continue
+            shares: dict[str, float] = {}
             rate = learn_rate(venv(mix, n), policy, ppo, args.steps, cfg.seed,
-                              fill_pool=sp.pool_size, device=args.device)
+                              fill_pool=sp.pool_size, device=args.device, shares=shares)
             one = rate if n == 1 else one
             up = f"{rate / one:8.2f}x {rate / one / n:10.2f}" if one else f"{'-':>9} {'-':>10}"
-            print(f"{n:>16} {rate:12.0f} {up}", flush=True)
+            print(f"{n:>16} {rate:12.0f} {up} {shares['env']:9.0%} {shares['update']:7.0%}",
+                  flush=True)
         print("(speed-up: over 1 worker in this run; the issue's target is at least 0.6 per "
-              "worker up to 8 workers)")
+              "worker up to 8 workers. env wait: the share of learn() spent waiting for the "
+              "games, the part workers spread over cores; update: PPO's update, which they do "
+              "not touch)")
+    if args.learner_table:
+        devices = [d.strip() for d in args.learner_devices.split(",") if d.strip()]
+        threads = args.learner_threads or max(1, available_cores() - args.learner_workers)
+        print(f"\nlearner device table: self-play (config mix), {args.learner_workers} workers, "
+              f"CPU learner on {threads} torch threads")
+        print(f"{'net_arch':>20} " + " ".join(f"{d + ' steps/s':>16}" for d in devices)
+              + ("   " + f"{devices[-1]} / {devices[0]}" if len(devices) > 1 else ""))
+        for arch in args.learner_table:
+            sized = {**ppo, "policy_kwargs": {**ppo.get("policy_kwargs", {}), "net_arch": arch}}
+            rates = []
+            for device in devices:
+                torch.set_num_threads(threads if device == "cpu" else 1)
+                rates.append(learn_rate(venv(mix, args.learner_workers), policy, sized,
+                                        args.steps, cfg.seed, fill_pool=sp.pool_size,
+                                        device=device))
+            ratio = f"   {rates[-1] / rates[0]:.2f}x" if len(rates) > 1 else ""
+            print(f"{str(arch):>20} " + " ".join(f"{r:16.0f}" for r in rates) + ratio,
+                  flush=True)
+        torch.set_num_threads(1)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ def test_gpu_check_passes_on_the_cpu(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0, out
     assert "RESULT: PASS" in out
     assert "roy (SIGKILL + --resume)" in out and "killed after the checkpoint at" in out
+    # Each game's verdict is printed as it comes, so a run cut off by a time limit still says it.
+    assert "  roy: trained True, evaluated without a GPU True," in out
     assert (tmp_path / "roy" / "killed" / "final.zip").is_file()
 
 

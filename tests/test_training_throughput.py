@@ -1,0 +1,54 @@
+"""benchmarks/training_throughput.py's own logic: its network-size argument and the
+learner-device table (on the CPU; the GPU column runs on a GPU machine)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import training_throughput  # noqa: E402
+
+
+def test_network_sizes_parse_as_width_times_layers() -> None:
+    assert training_throughput.parse_archs("256x2, 1024x3,64") == [
+        [256, 256], [1024, 1024, 1024], [64, 64]]
+
+
+@pytest.mark.parametrize("text", ["256xx2", "wide", "0x2", "256x0", ""])
+def test_a_bad_network_size_is_refused_naming_it(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="network size"):
+        training_throughput.parse_archs(text)
+
+
+def test_the_learner_table_prints_each_size_on_each_device(
+        capsys: pytest.CaptureFixture) -> None:
+    training_throughput.main(["--game", "memory_uno", "--steps", "128", "--only-workers",
+                              "--learner-table", "16x1,32x2", "--learner-devices", "cpu,cpu",
+                              "--learner-threads", "1"])
+    out = capsys.readouterr().out
+    assert "CPU learner on 1 torch threads" in out
+    rows = [line.split() for line in out.splitlines() if line.lstrip().startswith("[")]
+    assert [row[0] for row in rows] == ["[16]", "[32,"]
+    assert all(float(row[-3]) > 0 and float(row[-2]) > 0 and row[-1].endswith("x")
+               for row in rows)
+
+
+def test_only_workers_needs_a_table() -> None:
+    with pytest.raises(SystemExit):
+        training_throughput.main(["--only-workers"])
+
+
+def test_the_worker_table_splits_learn_into_env_wait_and_update(
+        capsys: pytest.CaptureFixture) -> None:
+    training_throughput.main(["--game", "memory_uno", "--steps", "128", "--workers", "1",
+                              "--only-workers"])
+    row = next(line.split() for line in capsys.readouterr().out.splitlines()
+               if line.split()[:1] == ["1"])
+    env_wait, update = (int(cell.rstrip("%")) for cell in row[-2:])
+    assert row[-1].endswith("%") and 0 < env_wait and 0 < update and env_wait + update <= 100
