@@ -11,6 +11,10 @@ for a reachable IP); the traffic still never leaves the host. Token authenticati
 fresh token per cluster (Ray 2.60 turns it on whenever ``~/.ray/auth_token`` exists, and a
 worker node or driver without the token is refused): drivers get the token from :attr:`env`.
 
+A watchdog process (:class:`SessionWatchdog`) outlives the process that started the nodes: if
+that process dies without stopping them (a SIGKILLed pytest, a CI step's timeout), the watchdog
+kills the nodes' sessions, so no Ray daemon is left running.
+
     python benchmarks/ray_cluster.py --nodes 2 --cpus 1   # start, print the address, wait
 """
 
@@ -121,6 +125,39 @@ def kill_session(sid: int, grace: float = 15.0) -> list[tuple[int, str]]:
     return session_processes(sid)
 
 
+#: The watchdog's program: session ids arrive one per line on its stdin, whose write end only
+#: the watching process holds; end of file (that process closed it, or died, SIGKILL included)
+#: means "kill them". Run from the repository root, so that it imports this module.
+_WATCHDOG = ("import sys\n"
+             "from benchmarks.ray_cluster import kill_session\n"
+             "for sid in [int(line) for line in sys.stdin if line.strip()]:\n"
+             "    kill_session(sid)\n")
+
+
+class SessionWatchdog:
+    """Kills the sessions it is told of once this process is gone, however it went."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, start_new_session=True,  # a process-group kill spares it
+            cwd=Path(__file__).resolve().parents[1])
+
+    def watch(self, sid: int) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{sid}\n".encode())
+        self.process.stdin.flush()
+
+    def disarm(self) -> None:
+        """Stop watching without killing (the owner stops the sessions itself): a session id
+        is a process id, which the system may give to another process once those are gone."""
+        self.process.kill()
+        self.process.wait()
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+
+
 @dataclass
 class Node:
     """One ``ray start --block`` process (the session leader of the node's processes)."""
@@ -152,6 +189,7 @@ class LoopbackCluster:
     root: Path = field(init=False)
     address: str = field(init=False, default="")
     started: list[Node] = field(init=False, default_factory=list)
+    watchdog: SessionWatchdog | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.nodes < 1 or self.cpus < 1:
@@ -177,6 +215,7 @@ class LoopbackCluster:
 
     def start(self) -> str:
         """Start the head, then the other nodes; returns the head's ``host:port``."""
+        self.watchdog = SessionWatchdog()
         try:
             port = free_port()
             self._start_node("head", ["--head", "--node-ip-address", "127.0.0.1",
@@ -228,6 +267,8 @@ class LoopbackCluster:
                                        stdin=subprocess.DEVNULL, start_new_session=True,
                                        env=self._node_env(), cwd=temp)
         share_priority(process.pid)
+        if self.watchdog is not None:
+            self.watchdog.watch(process.pid)
         node = Node(name, process, temp)
         self.started.append(node)
         deadline = time.monotonic() + self.start_timeout
@@ -253,6 +294,9 @@ class LoopbackCluster:
         """Kill every node's processes; returns any that survived (none expected). The temp
         directory (logs) goes too unless ``CARD_ENVS_KEEP_RAY_LOGS`` is set."""
         left: list[tuple[int, str]] = []
+        if self.watchdog is not None:
+            self.watchdog.disarm()
+            self.watchdog = None
         for node in reversed(self.started):
             left += kill_session(node.sid)
             try:
