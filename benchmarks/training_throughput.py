@@ -39,6 +39,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.logger import Logger  # noqa: E402
 
 from benchmarks.counts import parse_counts  # noqa: E402
 from training.config import load_config  # noqa: E402
@@ -63,6 +64,7 @@ def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: in
     that time spent waiting for the envs (``env``: what workers can spread over cores) and in
     PPO's update (``update``: the learner alone)."""
     model = MaskablePPO(policy, env, seed=seed, verbose=0, device=device, **ppo)
+    model.set_logger(Logger(None, []))  # no output, and no empty /tmp/SB3-<time> folder per call
     if hasattr(env, "pool"):
         for k in range(max(1, fill_pool)):
             env.pool.add(model.policy, k)
