@@ -1,13 +1,15 @@
 """The search agent against each game's heuristic, with its measured time per decision.
 
     python benchmarks/search_strength.py --games 100 [--only roy:2] [--prior heuristic]
-        [--json out.json]
+        [--method flat --rollout heuristic --time-ms 50] [--json out.json]
 
 Plays ``training.evaluate`` (seats rotated; in three-player settings the search agent takes one
 seat, the heuristic the other two) with a simulation budget per setting chosen so that a
 decision takes under 50 ms on one core (the compiled build; see docs/baselines.md), and
 reports the win rate with its 95% Wilson interval, the unit an episode is (the games' default
-``episode`` option), and the mean wall-clock time per searched decision.
+``episode`` option), the mean wall-clock time and rollouts (simulations) per searched decision.
+``--time-ms`` replaces the simulation budgets by a time budget per decision (``time_ms``);
+``--method`` and ``--rollout`` set those settings for every game.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import card_envs  # noqa: E402
-from card_envs.agents.search import PRIORS, SearchAgent  # noqa: E402
+from card_envs.agents.search import METHODS, PRIORS, ROLLOUTS, SearchAgent  # noqa: E402
 from card_envs.games import make_engine  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
 
@@ -38,17 +40,30 @@ def unit(game: str, players: int) -> str:
     return str(config.get("episode", "game"))
 
 
+class Counted(SearchAgent):
+    """The search agent, counting the simulations (rollouts) its decisions ran."""
+
+    simulations_run = 0
+
+    def act_in(self, engine: Any) -> int:
+        move = super().act_in(engine)
+        self.simulations_run += self.last_simulations
+        return move
+
+
 def run(game: str, players: int, sims: int, rollout: str, games: int,
-        seed: int, prior: str = "none") -> dict[str, object]:
+        seed: int, prior: str = "none", method: str = "ismcts",
+        time_ms: float | None = None) -> dict[str, object]:
     config = {"num_players": players}
-    agent = SearchAgent(game, config, simulations=sims, rollout=rollout, prior=prior,
-                        seed=seed)
+    agent = Counted(game, config, simulations=sims, rollout=rollout, prior=prior,
+                    method=method, time_ms=time_ms, seed=seed)
     start = time.perf_counter()
     report = evaluate(game, [agent, "heuristic"], games=games, config=config, seed=seed,
                       parallel=1, labels=["search", "heuristic"])
     match = report["matches"][0]
     return {"game": game, "players": players, "simulations": sims, "rollout": rollout,
-            "prior": prior,
+            "prior": prior, "method": method, "time_ms": time_ms,
+            "simulations_per_decision": agent.simulations_run / max(1, agent.searched),
             "unit": unit(game, players), "games": match["games"],
             "win_rate": match["win_rate"], "ci95": match["ci95"],
             "ms_per_decision": 1000 * agent.search_seconds / max(1, agent.searched),
@@ -68,19 +83,30 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     parser.add_argument("--prior", default="none", choices=PRIORS,
                         help="the search's move priors (its 'prior' setting)")
+    parser.add_argument("--method", default="ismcts", choices=METHODS)
+    parser.add_argument("--rollout", default=None, choices=ROLLOUTS,
+                        help="every setting's rollout agent (default: the table's)")
+    parser.add_argument("--time-ms", type=float, default=None,
+                        help="a time budget per decision instead of the simulation budgets")
     args = parser.parse_args()
     print(f"build: {card_envs.BUILD}", flush=True)
     rows = []
     for game, players, sims, rollout in SETTINGS:
         if args.only and f"{game}:{players}" not in args.only:
             continue
-        row = run(game, players, sims, rollout, args.games, args.seed, args.prior)
+        if args.time_ms is not None:
+            sims = 1_000_000  # the time decides
+        row = run(game, players, sims, args.rollout or rollout, args.games, args.seed,
+                  args.prior, args.method, args.time_ms)
         rows.append(row)
         lo, hi = match_ci(row)
-        print(f"{game} {players}p sims={sims} prior={args.prior}: "
+        print(f"{game} {players}p sims={sims} time_ms={args.time_ms} method={args.method} "
+              f"rollout={row['rollout']} prior={args.prior}: "
               f"search wins {row['win_rate']:.3f} "
               f"[{lo:.3f}, {hi:.3f}] of {row['games']} {row['unit']}s vs heuristic; "
-              f"{row['ms_per_decision']:.1f} ms/decision; {row['wall_s']:.0f} s", flush=True)
+              f"{row['ms_per_decision']:.1f} ms/decision, "
+              f"{row['simulations_per_decision']:.1f} simulations/decision; "
+              f"{row['wall_s']:.0f} s", flush=True)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"build": card_envs.BUILD, "rows": rows}, f, indent=1)

@@ -83,6 +83,8 @@ AGILERL_ADAPTER = "card_envs/adapters/agilerl.py"
 ADAPTER_TESTS = "tests/test_adapters.py"
 SEARCH = "card_envs/agents/search.py"
 SEARCH_TESTS = "tests/test_search_agent.py"
+SEARCH_FLAT = "card_envs/agents/search_flat.py"
+FLAT_TESTS = "tests/test_search_flat.py"
 SPIEL = "card_envs/analysis/spiel.py"
 EXPLOIT_TESTS = "tests/test_exploitability.py"
 
@@ -2397,6 +2399,33 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(f"{SEARCH_TESTS}::"
                "test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move",),
         why="one lost rollout of the heuristic's move sends the budget to every other move",
+    ),
+    Mutant(
+        id="search-flat-best-mean-without-the-paired-test",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="    if favoured is not None and best != favoured and not _clearly_better(\n",
+        new="    if False and not _clearly_better(\n",
+        tests=(f"{FLAT_TESTS}::test_flat_keeps_the_heuristics_move_unless_clearly_beaten",),
+        why="flat plays the luckiest few rollouts' move instead of the heuristic's baseline",
+    ),
+    Mutant(
+        id="search-flat-paired-test-ignores-the-spread",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="    return mean > z * math.sqrt(var / n)\n",
+        new="    return mean > 0\n",
+        tests=(f"{FLAT_TESTS}::test_clearly_better_is_a_paired_test",),
+        why="any positive mean advantage, however noisy, replaces the heuristic's move",
+    ),
+    Mutant(
+        id="search-flat-halving-never-halves",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="            kept = alive[:max(1, math.ceil(len(alive) / 2))]\n",
+        new="            kept = list(alive)\n",
+        tests=(f"{FLAT_TESTS}::test_flat_rounds_score_every_move_still_in_on_the_same_worlds",),
+        why="sequential halving keeps every move: the budget is spread over moves long lost",
     ),
     Mutant(
         id="search-spec-key-unchecked",

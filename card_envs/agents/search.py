@@ -59,6 +59,7 @@ LEAVES = ("rollout", "value")
 VALUES = ("win", "reward")
 OPPONENTS = ("search", "rollout")
 PRIORS = ("none", "heuristic")
+METHODS = ("ismcts", "flat")
 #: Share of a node's prior that ``prior=heuristic`` gives the heuristic's move (the rest is
 #: spread evenly over every legal move).
 HEURISTIC_PRIOR = 0.5
@@ -95,6 +96,14 @@ class SearchSettings:
     #: move, untried moves valued 0: a budget smaller than the legal moves then refines the
     #: heuristic's choice instead of trying each move once and keeping the luckiest rollout).
     prior: str = "none"
+    #: "ismcts" (the tree above), or "flat": rollout policy improvement, every root move
+    #: scored by rollouts from shared determinizations, sequential halving over the moves,
+    #: ties to the heuristic's move (card_envs.agents.search_flat; ``simulations`` then
+    #: counts rollouts).
+    method: str = "ismcts"
+    #: method=flat: standard errors by which the best move's paired mean advantage over the
+    #: heuristic's move must exceed before it is played instead (0: the best mean wins).
+    z: float = 1.0
 
     def __post_init__(self) -> None:
         problems = []
@@ -106,6 +115,8 @@ class SearchSettings:
             problems.append(f"time_ms={self.time_ms!r}: expected a number > 0 (milliseconds)")
         if not (isinstance(self.c, (int, float)) and math.isfinite(self.c) and self.c >= 0):
             problems.append(f"c={self.c!r}: expected a number >= 0")
+        if not (isinstance(self.z, (int, float)) and math.isfinite(self.z) and self.z >= 0):
+            problems.append(f"z={self.z!r}: expected a number >= 0")
         if self.rollout not in ROLLOUTS:
             problems.append(f"rollout={self.rollout!r}: expected one of {', '.join(ROLLOUTS)}")
         if self.rollout_depth is not None and (type(self.rollout_depth) is not int
@@ -120,6 +131,13 @@ class SearchSettings:
             problems.append(f"value={self.value!r}: expected one of {', '.join(VALUES)}")
         if self.prior not in PRIORS:
             problems.append(f"prior={self.prior!r}: expected one of {', '.join(PRIORS)}")
+        if self.method not in METHODS:
+            problems.append(f"method={self.method!r}: expected one of {', '.join(METHODS)}")
+        if self.method == "flat" and (self.prior != "none" or self.leaf != "rollout"
+                                      or self.opponents != "search"):
+            problems.append("method=flat scores every root move by rollouts: it takes no "
+                            "prior, leaf=value or opponents=rollout (the rollout agent plays "
+                            "every seat)")
         if self.policy is not None and self.prior != "none":
             problems.append(f"prior={self.prior} and policy=... both give move priors: "
                             "choose one")
@@ -155,7 +173,7 @@ def _parse_value(key: str, raw: str, default: Any) -> Any:
     try:
         if key in ("simulations", "rollout_depth"):
             return int(raw)
-        if key in ("c", "time_ms"):
+        if key in ("c", "time_ms", "z"):
             return float(raw)
     except ValueError:
         kind = "an integer" if key in ("simulations", "rollout_depth") else "a number"
@@ -216,8 +234,8 @@ class SearchAgent(Agent):
                                  "saved MaskablePPO policy (.zip) or a training run directory")
             self._policy = loaded.model.policy
         self._heuristics: list[Agent] = []
-        if (self.settings.rollout == "heuristic" or self.settings.prior == "heuristic") \
-                and self.game is not None:
+        if (self.settings.rollout == "heuristic" or self.settings.prior == "heuristic"
+                or self.settings.method == "flat") and self.game is not None:
             cls = get_game(self.game).heuristic_class()
             self._heuristics = [cls(**self.config) for _ in range(self.config["num_players"])]
             for i, heuristic in enumerate(self._heuristics):  # as seed() seeds them
@@ -261,6 +279,14 @@ class SearchAgent(Agent):
         fast = random.Random(int(rng.integers(2**63)))
         started = time.perf_counter()
         deadline = None if s.time_ms is None else started + s.time_ms / 1000.0
+        if s.method == "flat":
+            from card_envs.agents.search_flat import flat_search
+
+            move, self.last_visits, self.last_simulations = flat_search(
+                self, engine, legal.tolist(), seat, rng, fast, started, deadline)
+            self.searched += 1
+            self.search_seconds += time.perf_counter() - started
+            return move
         root: dict[int, _Edge] = {}
         sims = 0
         while sims < s.simulations:
@@ -313,7 +339,7 @@ class SearchAgent(Agent):
                 edge.child = {}
                 break
             node = edge.child
-        values = self._leaf_values(world, seats, fast, summed)
+        values = self.leaf_values(world, seats, fast, summed)
         for edge in path:
             edge.n += 1
             w = edge.w
@@ -359,7 +385,7 @@ class SearchAgent(Agent):
                 best, best_score = edge, score
         return best
 
-    def _leaf_values(self, world: Any, seats: int, fast: random.Random,
+    def leaf_values(self, world: Any, seats: int, fast: random.Random,
                      summed: list[float] | None) -> list[float]:
         """Each seat's value of the new node: a rollout to the end (or ``rollout_depth``
         steps), or the policy's value head."""
@@ -390,6 +416,21 @@ class SearchAgent(Agent):
         for w in winners:
             values[w] = 1.0 / len(winners)
         return values
+
+    def reseed_heuristics(self, seed: int) -> None:
+        """Reseed the rollout heuristics (seat i from ``seed + i``): flat search replays the
+        same random choices for every candidate of a round."""
+        for i, heuristic in enumerate(self._heuristics):
+            heuristic.seed(seed + i)
+
+    def heuristic_move(self, world: Any, seat: int) -> int | None:
+        """The game's heuristic's move for ``seat`` in ``world`` (None without a game)."""
+        if not self._heuristics:
+            return None
+        if self._obs is None:
+            self._obs = np.empty(world.layout.size, dtype=np.float32)
+        world.write_observation(seat, self._obs)
+        return int(self._heuristics[seat].act(self._obs, world.legal_mask()))
 
     def _rollout_move(self, world: Any, fast: random.Random) -> int:
         """The rollout agent's move in ``world`` (random, the heuristic, or the policy's most

@@ -1,0 +1,139 @@
+"""The search agent's flat method (card_envs.agents.search_flat): rollout policy improvement
+over the root moves, with the heuristic's move as the baseline."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from card_envs.agents import make_agent
+from card_envs.agents.search import SearchAgent
+from card_envs.agents.search_flat import _clearly_better
+from card_envs.games import get_game
+from tests.test_search_agent import SETTINGS, Sticks, random_position
+
+
+def choice_positions(game: str, players: int, count: int) -> list:
+    """Live positions with at least three legal moves."""
+    found = []
+    for seed in range(200):
+        engine = random_position(game, players, seed)
+        if np.count_nonzero(engine.legal_mask()) >= 3:
+            found.append(engine)
+            if len(found) == count:
+                break
+    return found
+
+
+def heuristic_move(game: str, players: int, engine) -> int:
+    heuristic = get_game(game).heuristic_class()(num_players=players)
+    seat = engine.current_player
+    return int(heuristic.act(engine.observation(seat), engine.legal_mask()))
+
+
+@pytest.mark.parametrize("game,players", SETTINGS)
+def test_flat_moves_are_legal_budgeted_and_leave_the_position_alone(game: str,
+                                                                     players: int) -> None:
+    agent = SearchAgent(game, {"num_players": players}, method="flat", rollout="heuristic",
+                        simulations=60, rollout_depth=40, seed=1)
+    for engine in choice_positions(game, players, 3):
+        before = engine.state_array().copy()
+        move = agent.act_in(engine)
+        assert engine.legal_mask()[move]
+        np.testing.assert_array_equal(engine.state_array(), before)
+        assert 0 < agent.last_simulations <= 60
+        assert sum(agent.last_visits.values()) == agent.last_simulations
+        assert set(agent.last_visits) <= set(np.flatnonzero(engine.legal_mask()).tolist())
+
+
+def test_flat_rounds_score_every_move_still_in_on_the_same_worlds() -> None:
+    # Sequential halving: the first phase scores every legal move equally often, later phases
+    # only the better half (and the heuristic's move), so visits never rise with the rank.
+    engine = choice_positions("roy", 2, 1)[0]
+    moves = int(np.count_nonzero(engine.legal_mask()))
+    agent = SearchAgent("roy", method="flat", rollout="heuristic", simulations=20 * moves,
+                        seed=0)
+    agent.act_in(engine)
+    counts = sorted(agent.last_visits.values())
+    assert len(agent.last_visits) == moves  # every move was scored in the first phase
+    assert counts[-1] > counts[0]  # and the budget went on to the better ones
+
+
+def test_flat_is_deterministic_for_a_seed() -> None:
+    def moves(seed: int) -> list[int]:
+        agent = SearchAgent("memory_uno", {"num_players": 2}, method="flat",
+                            rollout="heuristic", simulations=30, z=0.0, seed=seed)
+        return [agent.act_in(e) for e in choice_positions("memory_uno", 2, 6)]
+    assert moves(3) == moves(3)
+
+
+@pytest.mark.parametrize("game,players", [("roy", 2), ("memory_uno", 2), ("mega_memory", 2)])
+def test_flat_keeps_the_heuristics_move_unless_clearly_beaten(game: str, players: int) -> None:
+    """(Games whose heuristic is deterministic.) With a z no advantage can reach, flat plays
+    the heuristic's move everywhere; with z=0 (the best mean wins) it leaves it somewhere:
+    the baseline test is what keeps it."""
+    config = {"num_players": players}
+    strict = SearchAgent(game, config, method="flat", rollout="heuristic", simulations=40,
+                         rollout_depth=60, z=1e9, seed=0)
+    loose = SearchAgent(game, config, method="flat", rollout="heuristic", simulations=40,
+                        rollout_depth=60, z=0.0, seed=0)
+    differs = 0
+    for engine in choice_positions(game, players, 8):
+        favoured = heuristic_move(game, players, engine)
+        assert strict.act_in(engine) == favoured
+        differs += loose.act_in(engine) != favoured
+    assert differs > 0
+
+
+def test_flat_without_a_heuristic_plays_the_best_mean() -> None:
+    # Any engine with the hooks, random rollouts: from 3 sticks taking all 3 wins at once,
+    # and each other take loses to a random reply half the time or more.
+    agent = SearchAgent(None, method="flat", simulations=300, seed=0)
+    assert agent.act_in(Sticks(3)) == 2
+    assert agent.last_visits[2] >= agent.last_visits[0]
+
+
+def test_clearly_better_is_a_paired_test() -> None:
+    base = {0: 0.0, 1: 1.0, 2: 0.0, 3: 1.0}
+    assert _clearly_better({0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0}, base, 1.0)  # wins every world
+    assert not _clearly_better(dict(base), base, 0.0)  # the same results: no advantage
+    # One world better, one worse: a mean of 0 is never an advantage.
+    assert not _clearly_better({0: 1.0, 1: 0.0, 2: 0.0, 3: 1.0}, base, 0.0)
+    noisy = {0: 1.0, 1: 0.0, 2: 1.0, 3: 1.0}  # +1, -1, +1, 0: mean 0.25, se 0.479
+    assert _clearly_better(noisy, base, 0.5)
+    assert not _clearly_better(noisy, base, 1.0)
+    assert not _clearly_better({7: 1.0}, base, 0.0)  # no shared world: no evidence
+
+
+def test_flat_time_budget_is_honoured() -> None:
+    engine = choice_positions("roy", 2, 1)[0]
+    agent = SearchAgent("roy", method="flat", rollout="heuristic", simulations=100000,
+                        time_ms=40, seed=0)
+    agent.act_in(engine)  # warm-up
+    start = time.process_time()
+    agent.act_in(engine)
+    cpu = time.process_time() - start
+    assert 1 <= agent.last_simulations < 100000
+    assert cpu < 0.040 + 0.1, cpu
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("search:method=tree", "method='tree': expected one of ismcts, flat"),
+    ("search:method=flat,prior=heuristic", "method=flat scores every root move"),
+    ("search:method=flat,opponents=rollout", "method=flat scores every root move"),
+    ("search:z=-1", "z=-1.0: expected a number >= 0"),
+    ("search:z=lots", "z='lots': expected a number"),
+])
+def test_flat_spec_errors_name_the_problem(spec: str, words: str) -> None:
+    with pytest.raises(ValueError) as err:
+        make_agent(spec, "roy")
+    assert words in str(err.value)
+
+
+def test_flat_spec_parsing() -> None:
+    agent = make_agent("search:method=flat,rollout=heuristic,z=0.5,time_ms=50", "roy")
+    assert isinstance(agent, SearchAgent)
+    assert (agent.settings.method, agent.settings.z, agent.settings.time_ms) == ("flat", 0.5,
+                                                                                50.0)
