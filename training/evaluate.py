@@ -443,8 +443,9 @@ examples:
   {prog} --game memory_uno --agents heuristic random --env num_players=3 --duplicate --games 3000
   {prog} --game roy --agents search:simulations=100,rollout=heuristic heuristic --games 200
 
-Agents: random, heuristic, search (ISMCTS; search:<key>=<value>,... sets simulations,
-time_ms, c, rollout, rollout_depth, policy, leaf, value: docs/baselines.md), a saved policy
+Agents: random, heuristic, search (ISMCTS or flat; search:<key>=<value>,... sets simulations,
+time_ms, c, rollout, rollout_depth, policy, leaf, value, opponents, prior, method, z:
+docs/baselines.md), a saved policy
 .zip, or a run directory (its best.zip). The game
 options come from --config, else from the runs among the agents (their config.yaml, which must
 agree), then --env. Writes <out>.json (every match, win rates with 95% Wilson intervals,

@@ -386,7 +386,7 @@ class SearchAgent(Agent):
         return best
 
     def leaf_values(self, world: Any, seats: int, fast: random.Random,
-                     summed: list[float] | None) -> list[float]:
+                    summed: list[float] | None) -> list[float]:
         """Each seat's value of the new node: a rollout to the end (or ``rollout_depth``
         steps), or the policy's value head."""
         s = self.settings
