@@ -62,15 +62,7 @@ def measure_rllib(args: argparse.Namespace) -> dict[str, float]:
     torch.set_num_threads(1)
     cfg = load(args, {"backend": "rllib", "rllib.num_env_runners": args.one_rllib,
                       "rllib.address": args.address})
-    for attempt in range(3):  # a loaded machine's raylet can miss Ray's fixed 30 s start wait
-        try:
-            init_ray(cfg)
-            break
-        except Exception as err:
-            if "timed out during startup" not in str(err) or attempt == 2:
-                raise
-            ray.shutdown()
-            print(f"ray.init: {err}; again", file=sys.stderr, flush=True)
+    init_ray(cfg)  # (starts a local Ray again where its raylet missed Ray's start wait)
     algo = build_algorithm_config(cfg).build_algo()
     try:
         slots = list(range(cfg.selfplay.pool_size))

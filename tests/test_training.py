@@ -45,7 +45,7 @@ from training.evaluate import main as evaluate_main
 from training.files import RunWriteError
 from training.run_lock import LOCK_NAME
 from training.selfplay import HEURISTIC, RANDOM, SelfPlayVecEnv
-from training.train import completed_summary, run_summary, train
+from training.train import StopOnSignal, completed_summary, run_summary, train
 from training.train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1042,6 +1042,32 @@ def test_a_second_signal_aborts_and_handlers_are_restored(tmp_path: Path) -> Non
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
     # The warm start was saved when learning began.
     assert torch.load(tmp_path / "checkpoint.pt", weights_only=False)["num_timesteps"] == 0
+
+
+def test_stop_on_signal_takes_its_handler_back_from_a_library() -> None:
+    """ray.init sets its own SIGTERM handler (sys.exit) inside the RLlib trainer's StopOnSignal:
+    reclaim() puts ours back, and the handlers restored on exit are still those from before."""
+    require_main_thread()
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+
+    def library_handler(signum: int, frame: object) -> None:
+        raise SystemExit(signum)
+
+    with StopOnSignal() as stop_request:
+        signal.signal(signal.SIGTERM, library_handler)
+        stop_request.reclaim()
+        os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line runs
+        assert stop_request.requested() and stop_request.name == "SIGTERM"
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_signal_after_the_training_leaves_only_the_closing_evaluation(tmp_path: Path) -> None:
+    summary = run_summary(tmp_path, num_timesteps=2048, checkpoint_step=2048, elapsed=1.0,
+                          stopped_by_signal="SIGTERM")
+    assert summary["status"] == ("finished at step 2048; its closing evaluation skipped "
+                                 "(SIGTERM): resume it to run it")
+    assert run_summary(tmp_path, num_timesteps=2048, checkpoint_step=2048, elapsed=1.0,
+                       stopped_by_signal=None)["status"] == "finished at step 2048"
 
 
 def _signal_on_call(monkeypatch: pytest.MonkeyPatch, module: object, name: str,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,6 +111,9 @@ def build_algorithm_config(cfg: Config) -> PPOConfig:
 #: How long a local Ray's raylet waits for its agents (:func:`init_ray`): Ray's default is
 #: 100 s. (Ray's own 30 s wait for the raylet is fixed in its code: no setting.)
 LOCAL_RAY_TIMEOUTS = {"RAY_agent_register_timeout_ms": "300000"}
+#: Starts of a local Ray (:func:`init_ray`): a loaded machine's raylet can miss Ray's fixed
+#: 30 s wait for it ("timed out during startup"), and the run would end before it began.
+LOCAL_RAY_ATTEMPTS = 3
 
 
 def init_ray(cfg: Config) -> bool:
@@ -118,10 +122,7 @@ def init_ray(cfg: Config) -> bool:
     if ray.is_initialized():
         return False
     rl = cfg.rllib
-    # A copy: ray.init rewrites the runtime_env it is given (local py_modules and working_dir
-    # paths become gcs:// URIs), which would change the run's config and refuse its resume.
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                              "runtime_env": copy.deepcopy(rl.runtime_env)}
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if rl.address is None:
         # A loaded machine starts Ray's node processes slowly: on ours the raylet gave up
         # waiting for its agents after Ray's 100 s. A longer wait, unless the user set one;
@@ -135,7 +136,19 @@ def init_ray(cfg: Config) -> bool:
             kwargs["num_gpus"] = 1
     else:
         kwargs["address"] = rl.address
-    ray.init(**kwargs)
+    attempts = LOCAL_RAY_ATTEMPTS if rl.address is None else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            # A copy: ray.init rewrites the runtime_env it is given (local py_modules and
+            # working_dir paths become gcs:// URIs): the run's config, which a resume checks.
+            ray.init(**kwargs, runtime_env=copy.deepcopy(rl.runtime_env))
+            break
+        except Exception as err:
+            if attempt == attempts or "timed out during startup" not in str(err):
+                raise
+            ray.shutdown()
+            print(f"ray.init: {err} Starting Ray again ({attempt + 1} of {attempts}).",
+                  file=sys.stderr, flush=True)
     return True
 
 

@@ -127,6 +127,9 @@ class RLlibRun:
     def build(self, state: dict[str, Any] | None) -> None:
         cfg = self.cfg
         self.owns_ray = init_ray(cfg)
+        # ray.init has set its own SIGTERM handler (sys.exit: the run would die unsaved, or
+        # mid-teardown with no summary): ours again, from here to the end of the session.
+        self.stop_request.reclaim()
         config = build_algorithm_config(cfg)
         self.algo = config.build_algo()
         spec = config.rl_module_spec.rl_module_specs[LEARNER]
@@ -171,11 +174,15 @@ class RLlibRun:
             if self.num_timesteps >= self.next_eval:
                 self.evaluate()
                 self.checkpoint(again=True)
-            while self.num_timesteps < total:
+            while True:
+                # Checked after the last iteration too: a signal during it stops the run there
+                # (checkpointed, unfinished), as during any other (the SB3 trainer's rule).
                 if self.stop_request.requested():
                     self.checkpoint()
                     self.stop_reason = self.stop_request.name
                     return
+                if self.num_timesteps >= total:
+                    break
                 self.boundary()
                 if limit is not None and self.elapsed() >= 60 * limit:
                     self.checkpoint()
@@ -190,7 +197,9 @@ class RLlibRun:
                     bar.update(steps)
             if self.last_eval < self.num_timesteps:
                 self.evaluate()  # the curve's last point
-            self.checkpoint()
+                self.checkpoint(again=True)  # (one at this step already: now with the evaluation)
+            else:
+                self.checkpoint()
         finally:
             if bar is not None:
                 bar.close()
@@ -361,13 +370,16 @@ def train_rllib(cfg: Config, run_dir: Path, resume: bool = False, progress: bool
             raise CheckpointError(f"{run_dir}: the RLlib checkpoint "
                                   f"{state['rllib_checkpoint']} that checkpoint.pt names is gone")
     from .config import save_config
+    from .files import atomic_write_bytes
 
     run = RLlibRun(cfg, run_dir, state, progress)
-    try:
-        run.build(state)
-        # Only now: ray.init sets its own SIGTERM handler (sys.exit), which would end the run
-        # between checkpoints; ours stops it at the next iteration after a checkpoint.
-        with run.stop_request:
+    # SIGINT/SIGTERM ask the session to stop at its next safe point from here until Ray is shut
+    # down and the summary written (build() takes SIGTERM back from ray.init); the caller's
+    # handlers are back for the closing evaluation, which a signal may end: the summary
+    # written before it says the run is not yet evaluated, and a resume evaluates it.
+    with run.stop_request:
+        try:
+            run.build(state)
             if state is not None:
                 save_config(cfg, run_dir / "config.yaml")
                 print(f"resuming from the checkpoint at step {state['num_timesteps']}, to "
@@ -376,25 +388,25 @@ def train_rllib(cfg: Config, run_dir: Path, resume: bool = False, progress: bool
             stopped = run.stop_reason is not None and run.stop_reason != "time limit"
             if not stopped:
                 run.export(run_dir / "final.zip")
-    finally:
-        run.tb.close()
-        if run.algo is not None:
-            run.algo.stop()
-        if run.owns_ray:
-            ray.shutdown()
-    signalled = run.stop_request.name
-    summary = run_summary(run_dir, num_timesteps=run.num_timesteps,
-                          checkpoint_step=run.last_checkpoint, elapsed=run.elapsed(),
-                          stopped_by_time_limit=run.stop_reason == "time limit",
-                          stopped_by_signal=signalled, best_score=run.best_score,
-                          stopped=stopped)
-    summary["backend"] = "rllib"
+        finally:
+            run.tb.close()
+            if run.algo is not None:
+                run.algo.stop()
+            if run.owns_ray:
+                ray.shutdown()
+        signalled = run.stop_request.name
+        summary = run_summary(run_dir, num_timesteps=run.num_timesteps,
+                              checkpoint_step=run.last_checkpoint, elapsed=run.elapsed(),
+                              stopped_by_time_limit=run.stop_reason == "time limit",
+                              stopped_by_signal=signalled, best_score=run.best_score,
+                              stopped=stopped)
+        summary["backend"] = "rllib"
+        atomic_write_bytes(run_dir / "summary.json",
+                           json.dumps(summary, indent=2, default=float).encode())
     if final_eval and cfg.evaluation.final_games > 0 and signalled is None:
         summary["evaluation"] = final_evaluation(cfg, run_dir)
-    from .files import atomic_write_bytes
-
-    atomic_write_bytes(run_dir / "summary.json",
-                       json.dumps(summary, indent=2, default=float).encode())
+        atomic_write_bytes(run_dir / "summary.json",
+                           json.dumps(summary, indent=2, default=float).encode())
     return summary
 
 

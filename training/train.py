@@ -233,6 +233,12 @@ class StopOnSignal:
     def __exit__(self, *exc: object) -> None:
         self._restore()
 
+    def reclaim(self) -> None:
+        """Set the handlers again after code that replaced them (``ray.init`` sets its own
+        SIGTERM handler, a ``sys.exit``); the handlers restored on exit stay those from entry."""
+        for sig in self._previous:
+            signal.signal(sig, self._handle)
+
     def _restore(self) -> None:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
@@ -760,7 +766,8 @@ def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | Non
     """What ``train()`` returns (and writes to ``summary.json`` after a run that trained): the
     same keys however the run ended. ``status`` says how in words: "finished at step N", "out
     of time at step N", or "stopped at step N by SIGINT: unfinished" (``stopped``: a signal
-    ended the training before its steps or time were done; no final.zip then)."""
+    ended the training before its steps or time were done; no final.zip then); a signal after
+    the training ended adds that the closing evaluation was skipped."""
     if stopped_in_warm_start:
         status = f"stopped during the warm start by {stopped_by_signal}: nothing saved"
     elif stopped:
@@ -770,6 +777,9 @@ def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | Non
         status = f"out of time at step {num_timesteps}"
     else:
         status = f"finished at step {num_timesteps}"
+    if stopped_by_signal and not stopped and not stopped_in_warm_start:
+        # The signal came after the training ended: only the closing evaluation was skipped.
+        status += f"; its closing evaluation skipped ({stopped_by_signal}): resume it to run it"
     return {"run_dir": str(run_dir), "status": status, "num_timesteps": num_timesteps,
             "checkpoint_step": checkpoint_step, "elapsed_seconds": round(elapsed, 1),
             "stopped_by_time_limit": stopped_by_time_limit,

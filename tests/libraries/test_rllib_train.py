@@ -2,12 +2,14 @@
 league on a local Ray. The league's mechanics in one process (only the learner learns; a
 snapshot is the learner's weights, frozen; every opponent kind plays), then the command line:
 a self-play run of ROY with two EnvRunner processes, killed (SIGKILL) after a checkpoint,
-refused to a second process while it runs, resumed, stopped by SIGTERM, resumed to the end,
-and its exported policy evaluated in a process that never imports Ray."""
+refused to a second process while it runs, resumed and stopped by SIGTERM during its last
+iteration, resumed and sent SIGTERM while it shuts Ray down, resumed to the end, and its
+exported policy evaluated in a process that never imports Ray."""
 
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -101,6 +103,47 @@ def test_the_league_trains_only_the_learner_and_freezes_its_snapshots() -> None:
         ray.shutdown()
 
 
+def test_a_local_ray_that_misses_its_start_wait_is_started_again(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ray waits a fixed 30 s for a new node's raylet; on a loaded machine it missed that,
+    and the session ended with status 1 before it trained. A local Ray is started again
+    (each time with the config's runtime_env, which ray.init rewrites); a cluster is not."""
+    env = {"env_vars": {"CARD_ENVS_PURE_PYTHON": "1"}}
+    calls: list[dict[str, Any]] = []
+    shutdowns: list[int] = []
+    timeouts = [2]  # how many starts time out
+
+    def init(**kwargs: Any) -> None:
+        calls.append(kwargs)
+        assert kwargs["runtime_env"] == env
+        kwargs["runtime_env"]["env_vars"] = "rewritten, as Ray does"
+        if len(calls) <= timeouts[0]:
+            raise Exception("The current node timed out during startup. This could happen "
+                            "because some of the raylet failed to startup or the GCS has "
+                            "become overloaded.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setattr(ray, "shutdown", lambda: shutdowns.append(len(calls)))
+    cfg = from_dict({"game": "roy", "backend": "rllib", "rllib": {"runtime_env": env}})
+    assert rllib_algo.init_ray(cfg)
+    assert len(calls) == 3 and shutdowns == [1, 2]
+    assert "Starting Ray again (3 of 3)" in capsys.readouterr().err
+    assert cfg.rllib.runtime_env == env
+    # A third time out is the session's error; so is any other error, and a cluster's.
+    calls.clear()
+    timeouts[0] = 3
+    with pytest.raises(Exception, match="timed out during startup"):
+        rllib_algo.init_ray(cfg)
+    assert len(calls) == 3
+    calls.clear()
+    cluster = from_dict({"game": "roy", "backend": "rllib",
+                         "rllib": {"address": "127.0.0.1:6379", "runtime_env": env}})
+    with pytest.raises(Exception, match="timed out during startup"):
+        rllib_algo.init_ray(cluster)
+    assert len(calls) == 1
+
+
 def test_zero_sum_payout_matches_the_sb3_trainer_s() -> None:
     env = TurnBasedEnv({"game": "roy", "env": {"num_players": 3, "reward": "score"},
                         "reward": "zero_sum", "reward_scale": 0.01})
@@ -151,6 +194,47 @@ def _train(*args: str) -> subprocess.Popen[str]:
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
+#: The command line with a SIGTERM that the driver sends itself at one moment, patched in here
+#: (the trainer has no test hook): moments a signal from outside hits only by chance.
+#: last_iteration: as the iteration that reaches training.total_timesteps ends; teardown: when
+#: the training is done, final.zip written, and RLlib's Algorithm is being stopped (where
+#: ray.init's own SIGTERM handler, sys.exit, used to be back and end the run unsummarised).
+SIGNALLED = """\
+import os, signal, sys
+from ray.rllib.algorithms.algorithm import Algorithm
+from training import rllib_train
+from training.train import main
+
+def sigterm():
+    print("test: SIGTERM now", flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+if sys.argv[1] == "last_iteration":
+    record = rllib_train.RLlibRun.record
+    def recorded(self, result, fps):
+        record(self, result, fps)
+        if self.num_timesteps >= self.cfg.training.total_timesteps:
+            sigterm()
+    rllib_train.RLlibRun.record = recorded
+else:
+    stop = Algorithm.stop
+    def stopping(self):
+        sigterm()
+        stop(self)
+    Algorithm.stop = stopping
+main([*sys.argv[2:], "--no-progress"])
+"""
+
+
+def _train_signalled(moment: str, *args: str) -> tuple[int, str]:
+    env = {**os.environ, **RAY_ENV, "PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"}
+    done = subprocess.run([sys.executable, "-c", SIGNALLED, moment, *args], cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=600, start_new_session=True)
+    assert done.stdout.count("test: SIGTERM now") == 1, done.stdout[-3000:]
+    return done.returncode, done.stdout
+
+
 def _checkpoint_step(run: Path) -> int:
     try:
         state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)
@@ -175,6 +259,9 @@ def test_a_run_killed_resumes_and_its_policy_plays_without_ray(tmp_path: Path) -
             assert first.poll() is None, first.communicate()[0][-3000:]
             assert time.time() < deadline, "no checkpoint past step 0 in time"
             time.sleep(1)
+        # Frozen here, so the run is certain to be unfinished when killed (a fast machine
+        # could otherwise train it to the end during the check below).
+        os.kill(first.pid, signal.SIGSTOP)
         # A second process never writes a run that one is training.
         second = _train("--resume", str(run))
         out, _ = second.communicate(timeout=120)
@@ -188,31 +275,38 @@ def test_a_run_killed_resumes_and_its_policy_plays_without_ray(tmp_path: Path) -
     assert (run / "latest.zip").is_file() and (run / "best.zip").is_file()
     rows_before = _steps(run / "progress.csv")
 
-    # Resumed, then SIGTERM: it stops at the next iteration after a checkpoint (Ray's own
-    # SIGTERM handler would exit at once), and a third session finishes the run.
-    resumed = _train("--resume", str(run))
-    try:
-        deadline = time.time() + 400
-        while _checkpoint_step(run) <= killed_at:
-            assert resumed.poll() is None, resumed.communicate()[0][-3000:]
-            assert time.time() < deadline, "no checkpoint after the resume in time"
-            time.sleep(1)
-        resumed.send_signal(signal.SIGTERM)
-        out, _ = resumed.communicate(timeout=300)
-    finally:
-        if resumed.poll() is None:
-            os.killpg(resumed.pid, signal.SIGKILL)
-    assert f"resuming from the checkpoint at step {killed_at}" in out
-    assert resumed.returncode == 128 + signal.SIGTERM, out[-4000:]
+    # Resumed, and SIGTERM as its last iteration ends: it stops there after a checkpoint
+    # (unfinished: no final.zip, no closing evaluation), as at any other iteration.
+    code, out = _train_signalled("last_iteration", "--resume", str(run))
+    assert f"resuming from the checkpoint at step {killed_at}" in out, out[-3000:]
+    assert code == 128 + signal.SIGTERM, out[-4000:]
     stopped_at = _checkpoint_step(run)
-    assert killed_at < stopped_at < 2400
+    assert stopped_at >= 2400
     assert f"stopped by SIGTERM after a checkpoint at step {stopped_at}" in out, out[-3000:]
-    assert "by SIGTERM: unfinished" in (run / "summary.json").read_text()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"].startswith(f"stopped at step {stopped_at} by SIGTERM: unfinished")
     assert not (run / "final.zip").exists()
+
+    # Resumed with nothing left to train: its last evaluation, final.zip, then SIGTERM while
+    # Ray is stopped. It still exits as stopped, its summary saying so; only the closing
+    # evaluation is left.
+    code, out = _train_signalled("teardown", "--resume", str(run))
+    assert f"resuming from the checkpoint at step {stopped_at}" in out, out[-3000:]
+    assert code == 128 + signal.SIGTERM, out[-4000:]
+    assert f"stopped by SIGTERM after a checkpoint at step {stopped_at}" in out, out[-3000:]
+    assert _checkpoint_step(run) == stopped_at and (run / "final.zip").is_file()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == (f"finished at step {stopped_at}; its closing evaluation "
+                                 "skipped (SIGTERM): resume it to run it"), summary
+    assert "evaluation" not in summary and not (run / "evaluation.json").exists()
+
     resumed = _train("--resume", str(run))
     out, _ = resumed.communicate(timeout=600)
     assert f"resuming from the checkpoint at step {stopped_at}" in out
     assert resumed.returncode == 0, out[-4000:]
+    assert set(json.loads((run / "summary.json").read_text())["evaluation"]) == {
+        f"{policy} vs {opponent}" for policy in ("best.zip", "final.zip")
+        for opponent in ("random", "heuristic")}
     steps = _steps(run / "progress.csv")
     assert steps == sorted(steps) and len(set(steps)) == len(steps), steps
     assert steps[-1] >= 2400
