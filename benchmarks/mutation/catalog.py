@@ -1665,6 +1665,27 @@ CATALOG: tuple[Mutant, ...] = (
         why="a checkpoint written with a different config is resumed without a word",
     ),
     Mutant(
+        id="tr-signal-handler-left-to-a-library",
+        area="training",
+        path=TRAIN,
+        old="        for sig in self._previous:\n            signal.signal(sig, self._handle)\n",
+        new="        return\n",
+        tests=("tests/test_training.py::test_stop_on_signal_takes_its_handler_back_from_a_library",),
+        why="ray.init's SIGTERM handler (sys.exit) stays in charge: the RLlib trainer dies "
+            "mid-run or mid-teardown instead of stopping after a checkpoint",
+    ),
+    Mutant(
+        id="tr-signal-after-training-unreported",
+        area="training",
+        path=TRAIN,
+        old="    if stopped_by_signal and not stopped and not stopped_in_warm_start:\n",
+        new="    if False:\n",
+        tests=("tests/test_training.py::"
+               "test_a_signal_after_the_training_leaves_only_the_closing_evaluation",),
+        why="a run signalled after its training says only 'finished', though its closing "
+            "evaluation was skipped",
+    ),
+    Mutant(
         id="tr-next-schedule-step",
         area="training",
         path=TRAIN,
