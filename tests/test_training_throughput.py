@@ -51,4 +51,4 @@ def test_the_worker_table_splits_learn_into_env_wait_and_update(
     row = next(line.split() for line in capsys.readouterr().out.splitlines()
                if line.split()[:1] == ["1"])
     env_wait, update = (int(cell.rstrip("%")) for cell in row[-2:])
-    assert row[-1].endswith("%") and 0 < env_wait and 0 < update and env_wait + update <= 100
+    assert row[-1].endswith("%") and env_wait > 0 and update > 0 and env_wait + update <= 100
