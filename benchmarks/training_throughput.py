@@ -96,6 +96,16 @@ def parse_workers(text: str) -> list[int]:
     return parse_counts(text, "worker counts")
 
 
+def one_count(what: str) -> Any:
+    """An argparse type: one whole number >= 1, errors naming ``what``."""
+    def parse(text: str) -> int:
+        counts = parse_counts(text, what)
+        if len(counts) != 1:
+            raise argparse.ArgumentTypeError(f"expected one {what}, got {text!r}")
+        return counts[0]
+    return parse
+
+
 def parse_archs(text: str) -> list[list[int]]:
     """``"256x2,1024x3"``: hidden layers of width 256 twice, then 1024 three times."""
     archs = []
@@ -128,14 +138,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="network sizes of the learner-device table, e.g. 256x2,1024x2")
     parser.add_argument("--learner-devices", default="cpu,cuda",
                         help="comma-separated learner devices of that table")
-    parser.add_argument("--learner-workers", type=int, default=1,
+    parser.add_argument("--learner-workers", type=one_count("worker count"), default=1,
                         help="selfplay.workers in that table")
-    parser.add_argument("--learner-threads", type=int, default=None,
+    parser.add_argument("--learner-threads", type=one_count("thread count"), default=None,
                         help="torch threads of a CPU learner in that table (default: the cores "
                              "the workers leave, at least 1)")
     args = parser.parse_args(argv)
     if args.only_workers and not (args.workers or args.learner_table):
         parser.error("--only-workers needs --workers or --learner-table")
+    devices = [d.strip() for d in args.learner_devices.split(",") if d.strip()]
+    if args.learner_table and not devices:
+        parser.error("--learner-devices: expected devices such as cpu,cuda")
     torch.set_num_threads(1)
     cfg = load_config(args.config or Path(__file__).resolve().parents[1] / "configs"
                       / f"{args.game}.yaml")
@@ -198,7 +211,6 @@ def main(argv: list[str] | None = None) -> None:
               "games, the part workers spread over cores; update: PPO's update, which they do "
               "not touch)")
     if args.learner_table:
-        devices = [d.strip() for d in args.learner_devices.split(",") if d.strip()]
         threads = args.learner_threads or max(1, available_cores() - args.learner_workers)
         print(f"\nlearner device table: self-play (config mix), {args.learner_workers} workers, "
               f"CPU learner on {threads} torch threads")

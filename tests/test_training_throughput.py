@@ -39,9 +39,17 @@ def test_the_learner_table_prints_each_size_on_each_device(
                for row in rows)
 
 
-def test_only_workers_needs_a_table() -> None:
-    with pytest.raises(SystemExit):
-        training_throughput.main(["--only-workers"])
+@pytest.mark.parametrize("args, named", [
+    (["--only-workers"], "--only-workers needs"),
+    (["--learner-table", "64x2", "--learner-devices", " , "], "--learner-devices"),
+    (["--learner-table", "64x2", "--learner-workers", "0"], "worker count"),
+    (["--learner-table", "64x2", "--learner-threads", "2,4"], "one thread count"),
+])
+def test_bad_arguments_are_refused_naming_them(args: list[str], named: str,
+                                               capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        training_throughput.main(args)
+    assert exit_info.value.code == 2 and named in capsys.readouterr().err
 
 
 def test_the_worker_table_splits_learn_into_env_wait_and_update(
