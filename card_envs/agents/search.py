@@ -423,14 +423,18 @@ class SearchAgent(Agent):
         for i, heuristic in enumerate(self._heuristics):
             heuristic.seed(seed + i)
 
+    def _observe(self, world: Any, seat: int) -> np.ndarray:
+        """``seat``'s observation of ``world``, written into one reused buffer."""
+        if self._obs is None:
+            self._obs = np.empty(world.layout.size, dtype=np.float32)
+        world.write_observation(seat, self._obs)
+        return self._obs
+
     def heuristic_move(self, world: Any, seat: int) -> int | None:
         """The game's heuristic's move for ``seat`` in ``world`` (None without a game)."""
         if not self._heuristics:
             return None
-        if self._obs is None:
-            self._obs = np.empty(world.layout.size, dtype=np.float32)
-        world.write_observation(seat, self._obs)
-        return int(self._heuristics[seat].act(self._obs, world.legal_mask()))
+        return int(self._heuristics[seat].act(self._observe(world, seat), world.legal_mask()))
 
     def _rollout_move(self, world: Any, fast: random.Random) -> int:
         """The rollout agent's move in ``world`` (random, the heuristic, or the policy's most
@@ -439,13 +443,11 @@ class SearchAgent(Agent):
             legal = np.flatnonzero(world.legal_mask())
             return int(legal[fast.randrange(legal.size)])
         mover = world.current_player
-        if self._obs is None:
-            self._obs = np.empty(world.layout.size, dtype=np.float32)
-        world.write_observation(mover, self._obs)
+        obs = self._observe(world, mover)
         mask = world.legal_mask()
         if self.settings.rollout == "heuristic":
-            return int(self._heuristics[mover].act(self._obs, mask))
-        return int(np.argmax(self._logits(self._obs[None], mask[None])[0]))
+            return int(self._heuristics[mover].act(obs, mask))
+        return int(np.argmax(self._logits(obs[None], mask[None])[0]))
 
     # -- the policy: priors, values, rollout moves ----------------------------------------------
     def _logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -463,10 +465,7 @@ class SearchAgent(Agent):
         """The policy's move probabilities for ``mover`` from its observation of ``world``,
         or with ``prior=heuristic`` the heuristic's move weighted (see HEURISTIC_PRIOR)."""
         if self._policy is None:
-            if self._obs is None:
-                self._obs = np.empty(world.layout.size, dtype=np.float32)
-            world.write_observation(mover, self._obs)
-            favoured = int(self._heuristics[mover].act(self._obs, world.legal_mask()))
+            favoured = self.heuristic_move(world, mover)
             base = (1.0 - HEURISTIC_PRIOR) / len(legal)
             return {a: base + (HEURISTIC_PRIOR if a == favoured else 0.0) for a in legal}
         obs = world.observation(mover)[None]
