@@ -54,7 +54,7 @@ def shrunk(path: Path, **more: dict) -> dict:
 
 
 # The SB3 trainer's configs: a ``backend: rllib`` config trains on Ray (the [rllib] extra, tested
-# in its own CI step), whose learner this guard does not watch.
+# in its own CI step, where tests/libraries/test_rllib.py puts its module under this guard).
 SB3_CONFIGS = [name for name, path in shipped_configs().items()
                if (yaml12.load(path.read_text()).get("backend") or "sb3") == "sb3"]
 

@@ -238,6 +238,31 @@ def test_module_masks_and_values(game: str, features: str) -> None:
     torch.testing.assert_close(values.detach(), expected)
 
 
+@pytest.mark.parametrize("game,features", [(g, "raw") for g in GAME_NAMES]
+                         + [(g, "derived") for g in GAME_NAMES if GAMES[g].features])
+def test_module_makes_every_tensor_on_its_device(game: str, features: str) -> None:
+    """The SB3 trainer's device check (tests/test_device.py) for the RLlib module: with the
+    batch on the module's device, as RLlib's learner and EnvRunners put it, no forward pass,
+    value or backward pass meets a tensor made on the host (which fails on a GPU)."""
+    from tests.device_guard import DeviceGuard
+
+    env, module = _module(game, features)
+    obs = _batch(env, 32)
+    with DeviceGuard(module) as guard:
+        batch = {Columns.OBS: {k: v.to("cpu") for k, v in obs.items()}}
+        for forward in (module.forward_inference, module.forward_exploration):
+            forward(batch)
+        out = module.forward_train(batch)
+        values = module.compute_values(batch, embeddings=out[Columns.EMBEDDINGS])
+        logits = out[Columns.ACTION_DIST_INPUTS]
+        legal = batch[Columns.OBS]["action_mask"].bool()
+        loss = -torch.where(legal, torch.log_softmax(logits, -1), 0.0).sum() + values.pow(2).mean()
+        loss.backward()
+        assert module.compute_values(batch).shape == (32,)
+    assert guard.checked > 20  # it did watch the module at work
+    assert all(p.grad is not None for p in module.policy.action_net.parameters())
+
+
 def test_export_plays_without_ray(tmp_path: Any) -> None:
     """The exported .zip gives the module's own logits, and training.evaluate plays it
     against random in a process where importing Ray fails."""
