@@ -6,6 +6,7 @@ clear error where Ray is missing. The RLlib training itself is tested where Ray 
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -97,7 +98,11 @@ def test_ppo_maps_onto_rllib_s_names_and_batches() -> None:
 def test_without_ray_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch,
                                                tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    def find_spec(name: str) -> None:
+    real_find_spec = rllib_settings.importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        if name.split(".")[0] != "ray":  # (torch asks for its own optional modules)
+            return real_find_spec(name, *args)
         raise ModuleNotFoundError(f"No module named {name.split('.')[0]!r}")
 
     monkeypatch.setattr(rllib_settings.importlib.util, "find_spec", find_spec)
@@ -113,6 +118,25 @@ def test_without_ray_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch,
     assert not (tmp_path / "runs").exists(), "no run directory before the error"
     with pytest.raises(ConfigError, match="card-envs"):
         train.train(load_config(config), tmp_path / "run")
+
+
+def test_ray_s_import_time_settings_come_before_ray_is_imported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray reads RAY_DISABLE_FAILURE_SIGNAL_HANDLER as it is imported (find_spec imports it):
+    without it a SIGTERM while ray.init runs aborted the trainer (status 134, no summary;
+    tests/libraries/test_rllib_train.py runs that). A user's own setting is kept."""
+    seen: list[str | None] = []
+
+    def find_spec(name: str) -> object:
+        seen.append(os.environ.get("RAY_DISABLE_FAILURE_SIGNAL_HANDLER"))
+        return object()
+
+    monkeypatch.setattr(rllib_settings.importlib.util, "find_spec", find_spec)
+    monkeypatch.delenv("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", raising=False)
+    rllib_settings.require_ray()
+    monkeypatch.setenv("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "0")
+    rllib_settings.require_ray()
+    assert seen == ["1", "0"]
 
 
 def test_an_rllib_config_is_loaded_and_checked_without_importing_ray(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -1065,6 +1067,46 @@ def test_stop_on_signal_takes_its_handler_back_from_a_library() -> None:
         os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line runs
         assert stop_request.requested() and stop_request.name == "SIGTERM"
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_stop_on_signal_keeps_its_handler_while_a_library_would_set_its_own() -> None:
+    """ray.init sets Ray's SIGTERM handler (sys.exit) first thing, through a function of its
+    own, and a SIGTERM while it runs ended the RLlib trainer with status 15 and no summary:
+    inside keeping(), that function does nothing and the signal reaches ours."""
+    require_main_thread()
+
+    def library_handler(signum: int, frame: object) -> None:
+        raise SystemExit(signum)
+
+    def set_sigterm_handler(handler: Any) -> None:
+        signal.signal(signal.SIGTERM, handler)
+
+    library = types.SimpleNamespace(set_sigterm_handler=set_sigterm_handler)
+    before = signal.getsignal(signal.SIGTERM)
+    with StopOnSignal("rllib") as stop_request:
+        with stop_request.keeping(library, "set_sigterm_handler"):
+            library.set_sigterm_handler(library_handler)  # what ray.init does
+            os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line runs
+            assert stop_request.name == "SIGTERM"
+        assert library.set_sigterm_handler is set_sigterm_handler
+        with stop_request.keeping(library, "no_such_function"):  # another version: no-op
+            pass
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+@pytest.mark.parametrize("backend, says", [
+    ("sb3", "stops at the next rollout boundary, after a checkpoint (a warm start in progress "
+            "stops at once, unsaved)"),
+    ("rllib", "stops at the next iteration boundary, after a checkpoint (a warm start in "
+              "progress finishes first)")])
+def test_the_stop_message_says_what_each_backend_does(backend: str, says: str, capfd) -> None:
+    """The RLlib trainer does not stop its warm start (it finishes, then the step-0
+    checkpoint is written: tests/libraries/test_rllib_train.py); the message must say so."""
+    require_main_thread()
+    with StopOnSignal(backend) as stop_request:
+        os.kill(os.getpid(), signal.SIGTERM)  # handled before the next line runs
+        assert stop_request.name == "SIGTERM"
+    assert f"SIGTERM: the run {says}; send it again to abort now" in capfd.readouterr().err
 
 
 def test_a_signal_after_the_training_leaves_only_the_closing_evaluation(tmp_path: Path) -> None:

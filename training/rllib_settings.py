@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,10 +24,22 @@ if TYPE_CHECKING:
 INSTALL_HINT = "pip install 'card-envs[rllib]'"
 
 
+#: What Ray reads as it is imported, set (unless the user set it) before our first import of
+#: it: without it the driver's Ray core worker, which ray.init starts, puts a C++ crash
+#: handler (absl's) on SIGTERM until the trainer takes the signal back after ray.init, and a
+#: SIGTERM meanwhile aborts the process (status 134, no summary). Processes a local Ray
+#: starts inherit it: they write no C++ stack trace to Ray's logs when they crash.
+RAY_IMPORT_ENV = {"RAY_DISABLE_FAILURE_SIGNAL_HANDLER": "1"}
+
+
 def require_ray() -> None:
-    """A :class:`~training.config.ConfigError` naming the extra when Ray RLlib is missing."""
+    """A :class:`~training.config.ConfigError` naming the extra when Ray RLlib is missing.
+    Ray is imported from here on (``find_spec`` imports the parent package): its import-time
+    settings (:data:`RAY_IMPORT_ENV`) are set first."""
     from .config import ConfigError
 
+    for key, value in RAY_IMPORT_ENV.items():
+        os.environ.setdefault(key, value)
     try:
         found = importlib.util.find_spec("ray.rllib") is not None
     except ModuleNotFoundError:  # no ``ray`` package at all

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import ray
+import ray._private.utils as ray_utils
 import torch
 
 from card_envs.adapters.rllib_league import SnapshotPool
@@ -93,6 +94,9 @@ class RLlibRun:
         self.elapsed_before = sched.get("elapsed", 0.0)
         self.last_checkpoint = sched.get("last_checkpoint", -1)
         self.last_eval = sched.get("last_eval", -1)
+        # The warm start's figures (the SB3 trainer's summary field): a fresh run's, set by
+        # build(); a resumed run's, kept in every checkpoint.
+        self.pretrain_stats: dict[str, float] = dict((state or {}).get("pretrain", {}))
         self.generation = int((state or {}).get("generation", -1)) + 1
         self.session_start = time.time()
         self.pool = SnapshotPool(sp.pool_size)
@@ -113,7 +117,7 @@ class RLlibRun:
         with writing(run_dir / "tb"):
             self.tb = SummaryWriter(log_dir=str(run_dir / "tb"),
                                     purge_step=None if resume_step is None else resume_step + 1)
-        self.stop_request = StopOnSignal()
+        self.stop_request = StopOnSignal("rllib")
         self.stop_reason: str | None = None
         self.algo: Any = None
         self.owns_ray = False  # whether this run started (or joined) Ray, to let go after
@@ -126,9 +130,11 @@ class RLlibRun:
     # -- the algorithm ---------------------------------------------------------------------------
     def build(self, state: dict[str, Any] | None) -> None:
         cfg = self.cfg
-        self.owns_ray = init_ray(cfg)
-        # ray.init has set its own SIGTERM handler (sys.exit: the run would die unsaved, or
-        # mid-teardown with no summary): ours again, from here to the end of the session.
+        # ray.init sets its own SIGTERM handler (sys.exit: the run would die unsaved, or
+        # mid-teardown with no summary): not while it runs, and ours again after it (in case
+        # a Ray version sets it another way), to the end of the session.
+        with self.stop_request.keeping(ray_utils, "set_sigterm_handler"):
+            self.owns_ray = init_ray(cfg)
         self.stop_request.reclaim()
         config = build_algorithm_config(cfg)
         self.algo = config.build_algo()
@@ -144,7 +150,7 @@ class RLlibRun:
             self.algo.env_runner_group.sync_weights(
                 from_worker_or_learner_group=self.algo.learner_group, inference_only=True)
         else:
-            initial = initial_weights(cfg)
+            initial, self.pretrain_stats = initial_weights(cfg)
             if initial is not None:
                 self.algo.learner_group.set_weights({LEARNER: initial})
                 self.algo.env_runner_group.sync_weights(
@@ -294,6 +300,7 @@ class RLlibRun:
             "pool": self.pool.state_dict(),
             "generation": self.generation,
             "identity": self.identity,
+            "pretrain": self.pretrain_stats,
             "schedule": {"next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
                          "next_checkpoint": self.next_checkpoint, "best_score": self.best_score,
                          "elapsed": self.elapsed(), "last_checkpoint": step,
@@ -312,17 +319,17 @@ def _old_checkpoints(folder: Path, keep: str) -> Iterator[Path]:
     return (p for p in folder.iterdir() if p.is_dir() and p.name != keep)
 
 
-def initial_weights(cfg: Config) -> dict[str, Any] | None:
-    """The learner's starting weights where the config asks for any: ``training.init_from``'s
-    policy and/or the behaviour-cloning warm start (``pretrain``), both done on the SB3 policy
-    the learner module holds (the SB3 trainer's own code), then handed to RLlib."""
+def initial_weights(cfg: Config) -> tuple[dict[str, Any] | None, dict[str, float]]:
+    """The learner's starting weights where the config asks for any (else None):
+    ``training.init_from``'s policy and/or the behaviour-cloning warm start (``pretrain``),
+    both done on the SB3 policy the learner module holds (the SB3 trainer's own code), then
+    handed to RLlib; and the warm start's figures (``pretrain``'s, empty without one)."""
     if not cfg.training.init_from and not cfg.pretrain.games:
-        return None
+        return None, {}
     from sb3_contrib import MaskablePPO
 
-    from .pretrain import pretrain
     from .selfplay import SelfPlayVecEnv
-    from .train import init_weights, policy_class, ppo_arguments
+    from .train import init_weights, policy_class, ppo_arguments, warm_start
 
     venv = SelfPlayVecEnv(cfg.game, cfg.env, 1, {"random": 1.0}, seed=cfg.seed)
     try:
@@ -330,16 +337,13 @@ def initial_weights(cfg: Config) -> dict[str, Any] | None:
                             **ppo_arguments(cfg))
         if cfg.training.init_from:
             init_weights(model, cfg.training.init_from)
-        pt, sp = cfg.pretrain, cfg.selfplay
-        if pt.games:
-            stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs, pt.batch_size,
-                             pt.learning_rate, pt.max_decisions, seed=cfg.seed,
-                             reward=sp.reward, reward_scale=sp.reward_scale,
-                             dagger_rounds=pt.dagger_rounds, dagger_games=pt.dagger_games,
-                             dagger_epochs=pt.dagger_epochs)
+        stats: dict[str, float] = {}
+        if cfg.pretrain.games:
+            # Not stopped by a signal: it finishes, then the run stops at its step-0 checkpoint.
+            stats = warm_start(model, cfg)
             print(f"behaviour cloning: {stats['decisions']} decisions, accuracy "
                   f"{stats['bc_accuracy']:.3f}, {stats['seconds']:.0f} s")
-        return {f"policy.{k}": v for k, v in model.policy.state_dict().items()}
+        return {f"policy.{k}": v for k, v in model.policy.state_dict().items()}, stats
     finally:
         venv.close()
 
@@ -399,7 +403,7 @@ def train_rllib(cfg: Config, run_dir: Path, resume: bool = False, progress: bool
                               checkpoint_step=run.last_checkpoint, elapsed=run.elapsed(),
                               stopped_by_time_limit=run.stop_reason == "time limit",
                               stopped_by_signal=signalled, best_score=run.best_score,
-                              stopped=stopped)
+                              pretrain=run.pretrain_stats, stopped=stopped)
         summary["backend"] = "rllib"
         atomic_write_bytes(run_dir / "summary.json",
                            json.dumps(summary, indent=2, default=float).encode())

@@ -37,7 +37,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -209,10 +209,16 @@ class StopOnSignal:
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    #: Where each backend stops, and what becomes of a warm start in progress: the SB3
+    #: trainer's asks between decisions and minibatches and ends unsaved; RLlib's (run while
+    #: Ray's actors are up) is not asked, and the run stops at its step-0 checkpoint after it.
+    WORDING = {"sb3": ("rollout boundary", "a warm start in progress stops at once, unsaved"),
+               "rllib": ("iteration boundary", "a warm start in progress finishes first")}
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "sb3") -> None:
         self.signum: int | None = None
         self._previous: dict[int, Any] = {}
+        self._boundary, self._warm_start = self.WORDING[backend]
 
     @property
     def name(self) -> str | None:
@@ -239,6 +245,29 @@ class StopOnSignal:
         for sig in self._previous:
             signal.signal(sig, self._handle)
 
+    @contextlib.contextmanager
+    def keeping(self, owner: Any, setter: str) -> Iterator[None]:
+        """While inside, ``owner.<setter>`` (a library's function that sets its own SIGTERM
+        handler) does nothing, so a signal meanwhile reaches this handler.
+
+        ``ray.init`` sets Ray's (``sys.exit``) first thing, through
+        ``ray._private.utils.set_sigterm_handler``, and keeps it for the seconds it runs.
+        Blocking the signals with ``pthread_sigmask`` instead does not work: the mask is the
+        main thread's alone, so the kernel hands a SIGTERM to another thread (numpy's and
+        torch's pools) and Python runs the handler then set, Ray's; and every process Ray
+        starts meanwhile (its daemons, the EnvRunners) inherits the mask and ignores the
+        SIGTERM Ray stops it with. Where ``owner`` has no such function (another Ray
+        version), nothing changes here; :meth:`reclaim` still takes the handler back after."""
+        original = getattr(owner, setter, None)
+        if original is None or not self._previous:  # no handler of ours is set
+            yield
+            return
+        setattr(owner, setter, lambda *args, **kwargs: None)
+        try:
+            yield
+        finally:
+            setattr(owner, setter, original)
+
     def _restore(self) -> None:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
@@ -248,9 +277,9 @@ class StopOnSignal:
         if self.signum is None:
             self.signum = signum
             # os.write, not print: print may be mid-call in the interrupted code (reentrancy).
-            os.write(2, f"\n{self.name}: the run stops at the next rollout boundary, after a "
-                        f"checkpoint (a warm start in progress stops at once, unsaved); send "
-                        f"it again to abort now\n".encode())
+            os.write(2, f"\n{self.name}: the run stops at the next {self._boundary}, after a "
+                        f"checkpoint ({self._warm_start}); send it again to abort "
+                        f"now\n".encode())
             return
         previous = self._previous.get(signum, signal.SIG_DFL)
         self._restore()
@@ -687,19 +716,9 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
                 init_weights(model, cfg.training.init_from)
             if cfg.pretrain.games:
                 # Optional warm start: clone the heuristic before self-play (pretrain.py).
-                pt = cfg.pretrain
                 started = time.time()
                 try:
-                    pretrain_stats = pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs,
-                                              pt.batch_size, pt.learning_rate,
-                                              pt.max_decisions, seed=cfg.seed,
-                                              reward=sp.reward, reward_scale=sp.reward_scale,
-                                              dagger_rounds=pt.dagger_rounds,
-                                              dagger_games=pt.dagger_games,
-                                              dagger_epochs=pt.dagger_epochs,
-                                              should_stop=stop_request.requested,
-                                              teacher=pt.teacher,
-                                              policy_prior=pt.policy_prior)
+                    pretrain_stats = warm_start(model, cfg, stop_request.requested)
                 except WarmStartStopped:
                     # Nothing to checkpoint yet: the run directory is started again next time.
                     venv.close()
@@ -755,6 +774,19 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
     atomic_write_bytes(run_dir / "summary.json",
                        json.dumps(summary, indent=2, default=float).encode())
     return summary
+
+
+def warm_start(model: MaskablePPO, cfg: Config,
+               should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
+    """The config's ``pretrain`` (behaviour cloning, DAgger) on ``model``'s policy, every key
+    passed on; both backends' warm start (the RLlib trainer's, on the same network)."""
+    pt, sp = cfg.pretrain, cfg.selfplay
+    return pretrain(model, cfg.game, cfg.env, pt.games, pt.epochs, pt.batch_size,
+                    pt.learning_rate, pt.max_decisions, seed=cfg.seed, reward=sp.reward,
+                    reward_scale=sp.reward_scale, dagger_rounds=pt.dagger_rounds,
+                    dagger_games=pt.dagger_games, dagger_epochs=pt.dagger_epochs,
+                    should_stop=should_stop, teacher=pt.teacher,
+                    policy_prior=pt.policy_prior)
 
 
 def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | None,

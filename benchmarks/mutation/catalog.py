@@ -2513,6 +2513,38 @@ CATALOG: tuple[Mutant, ...] = (
         why="an SB3 key with no RLlib meaning is silently ignored under backend: rllib",
     ),
     Mutant(
+        id="rllib-stop-message-says-warm-start-stops",
+        area="training",
+        path=TRAIN,
+        old='"rllib": ("iteration boundary", "a warm start in progress finishes first")',
+        new='"rllib": ("iteration boundary", "a warm start in progress stops at once, unsaved")',
+        tests=("tests/test_training.py::test_the_stop_message_says_what_each_backend_does",),
+        why="a signal during an RLlib warm start says it stops at once, unsaved, where it "
+            "finishes and the run stops at its step-0 checkpoint",
+    ),
+    Mutant(
+        id="ray-init-sets-its-sigterm-handler",
+        area="training",
+        path=TRAIN,
+        old="        setattr(owner, setter, lambda *args, **kwargs: None)\n",
+        new="",
+        tests=("tests/test_training.py::"
+               "test_stop_on_signal_keeps_its_handler_while_a_library_would_set_its_own",),
+        why="ray.init's SIGTERM handler (sys.exit) is set while it runs: a SIGTERM then ends "
+            "the RLlib trainer with no summary",
+    ),
+    Mutant(
+        id="ray-imported-before-its-signal-setting",
+        area="training",
+        path=RLLIB_SETTINGS,
+        old="        os.environ.setdefault(key, value)\n",
+        new="        pass\n",
+        tests=(f"{RLLIB_BACKEND_TESTS}::"
+               "test_ray_s_import_time_settings_come_before_ray_is_imported",),
+        why="Ray's C++ crash handler takes SIGTERM while ray.init runs: the RLlib trainer "
+            "aborts (status 134) with no summary",
+    ),
+    Mutant(
         id="best-response-per-world",
         area="agents",
         path=SPIEL,

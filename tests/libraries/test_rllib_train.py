@@ -28,7 +28,7 @@ import torch  # noqa: E402
 
 from card_envs.adapters.rllib import TurnBasedEnv  # noqa: E402
 from card_envs.adapters.rllib_league import LEARNER, snapshot_id  # noqa: E402
-from training import rllib_algo, rllib_train  # noqa: E402
+from training import rllib_algo, rllib_settings, rllib_train  # noqa: E402
 from training.config import from_dict  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,8 +66,8 @@ def test_the_league_trains_only_the_learner_and_freezes_its_snapshots() -> None:
         algo = rllib_algo.build_algorithm_config(cfg).build_algo()
         empty_slot = _weights(algo, snapshot_id(1))
         # The warm start (the SB3 trainer's behaviour cloning) is what the learner starts from.
-        cloned = rllib_train.initial_weights(cfg)
-        assert cloned is not None
+        cloned, stats = rllib_train.initial_weights(cfg)
+        assert cloned is not None and stats["decisions"] > 0
         algo.learner_group.set_weights({LEARNER: cloned})
         assert _same(_weights(algo, LEARNER), {k: v.numpy() for k, v in cloned.items()})
         rllib_algo.take_snapshot(algo, 0)
@@ -196,38 +196,58 @@ def _train(*args: str) -> subprocess.Popen[str]:
 
 #: The command line with a SIGTERM that the driver sends itself at one moment, patched in here
 #: (the trainer has no test hook): moments a signal from outside hits only by chance.
+#: ray_init: inside ray.init, after Ray set its SIGTERM handlers (its Python one, sys.exit,
+#: and its core worker's C++ crash handler, which aborted the run: status 134, no summary);
 #: last_iteration: as the iteration that reaches training.total_timesteps ends; teardown: when
 #: the training is done, final.zip written, and RLlib's Algorithm is being stopped (where
 #: ray.init's own SIGTERM handler, sys.exit, used to be back and end the run unsummarised).
 SIGNALLED = """\
 import os, signal, sys
-from ray.rllib.algorithms.algorithm import Algorithm
-from training import rllib_train
-from training.train import main
+from training import train
 
 def sigterm():
     print("test: SIGTERM now", flush=True)
     os.kill(os.getpid(), signal.SIGTERM)
 
-if sys.argv[1] == "last_iteration":
-    record = rllib_train.RLlibRun.record
-    def recorded(self, result, fps):
-        record(self, result, fps)
-        if self.num_timesteps >= self.cfg.training.total_timesteps:
+def patch(moment):
+    # Ray imported only now, where the trainer imports it (after its import-time settings).
+    import ray
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from training import rllib_train
+    if moment == "ray_init":  # once ray.init has set Ray's handlers, before it returns
+        init = ray.init
+        def initialising(*args, **kwargs):
+            done = init(*args, **kwargs)
             sigterm()
-    rllib_train.RLlibRun.record = recorded
-else:
-    stop = Algorithm.stop
-    def stopping(self):
-        sigterm()
-        stop(self)
-    Algorithm.stop = stopping
-main([*sys.argv[2:], "--no-progress"])
+            return done
+        ray.init = initialising
+    elif moment == "last_iteration":
+        record = rllib_train.RLlibRun.record
+        def recorded(self, result, fps):
+            record(self, result, fps)
+            if self.num_timesteps >= self.cfg.training.total_timesteps:
+                sigterm()
+        rllib_train.RLlibRun.record = recorded
+    else:
+        stop = Algorithm.stop
+        def stopping(self):
+            sigterm()
+            stop(self)
+        Algorithm.stop = stopping
+
+locked = train.train_locked
+def train_locked(*args, **kwargs):
+    patch(sys.argv[1])
+    return locked(*args, **kwargs)
+train.train_locked = train_locked
+train.main([*sys.argv[2:], "--no-progress"])
 """
 
 
 def _train_signalled(moment: str, *args: str) -> tuple[int, str]:
     env = {**os.environ, **RAY_ENV, "PYTHONPATH": str(ROOT), "CARD_ENVS_PURE_PYTHON": "1"}
+    for key in rllib_settings.RAY_IMPORT_ENV:  # (this process's tests set them): the trainer's
+        env.pop(key, None)
     done = subprocess.run([sys.executable, "-c", SIGNALLED, moment, *args], cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=600, start_new_session=True)
@@ -333,3 +353,36 @@ def test_a_run_killed_resumes_and_its_policy_plays_without_ray(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_sigterm_while_ray_starts_stops_after_the_warm_start_with_its_figures(
+        tmp_path: Path) -> None:
+    """A SIGTERM while ray.init runs reaches the trainer's handler (not Ray's sys.exit, which
+    ended the process with status 15 and no summary). Its message says what the RLlib trainer
+    does with a warm start in progress: it finishes, then the step-0 checkpoint, then the
+    stop. The summary reports the warm start as the SB3 trainer's does, resumed or not."""
+    config = tmp_path / "roy_rllib.yaml"
+    config.write_text(CONFIG.replace("total_timesteps: 2400", "total_timesteps: 300")
+                      .replace("final_games: 30", "final_games: 4")
+                      .replace("rllib: {num_env_runners: 2}", "rllib: {num_env_runners: 1}")
+                      + "pretrain: {games: 4, epochs: 1}\n")
+    runs, run = tmp_path / "runs", tmp_path / "runs" / "roy" / "w"
+    code, out = _train_signalled("ray_init", "--config", str(config), "--runs-dir", str(runs),
+                                 "--run-name", "w")
+    assert code == 128 + signal.SIGTERM, out[-4000:]
+    assert ("SIGTERM: the run stops at the next iteration boundary, after a checkpoint (a warm "
+            "start in progress finishes first)") in out, out[-3000:]
+    assert "behaviour cloning:" in out and _checkpoint_step(run) == 0, out[-3000:]
+    assert "stopped by SIGTERM after a checkpoint at step 0" in out, out[-3000:]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"].startswith("stopped at step 0 by SIGTERM: unfinished"), summary
+    warm = summary["pretrain"]
+    assert warm["decisions"] > 0 and 0 <= warm["bc_accuracy"] <= 1, summary
+    assert {"seconds", "teacher_seconds", "clone_seconds", "bc_val_accuracy"} <= set(warm)
+
+    resumed = _train("--resume", str(run))
+    out, _ = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, out[-4000:]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"].startswith("finished at step"), summary
+    assert summary["pretrain"] == warm  # kept in the checkpoint
