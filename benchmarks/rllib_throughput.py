@@ -59,9 +59,9 @@ def measure_rllib(args: argparse.Namespace) -> dict[str, float]:
 
     from training.rllib_algo import build_algorithm_config, init_ray, sync_league, take_snapshot
 
-    torch.set_num_threads(1)
     cfg = load(args, {"backend": "rllib", "rllib.num_env_runners": args.one_rllib,
                       "rllib.address": args.address})
+    torch.set_num_threads(cfg.training.torch_threads)  # the driver's, as the trainer sets it
     init_ray(cfg)  # (starts a local Ray again where its raylet missed Ray's start wait)
     algo = build_algorithm_config(cfg).build_algo()
     try:
@@ -107,8 +107,8 @@ def measure_sb3(args: argparse.Namespace) -> dict[str, float]:
     from training.selfplay_workers import make_selfplay_venv
     from training.train import policy_class, ppo_arguments
 
-    torch.set_num_threads(1)
     cfg = load(args, {})
+    torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
     venv = make_selfplay_venv(cfg.game, cfg.env, sp.n_envs,
                               {str(k): w for k, w in sp.opponents.items()}, args.one_sb3,
@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     print(machine())
     print(f"{cfg.game}: {cfg.selfplay.n_envs} games shared among the env runners, "
           f"ppo.n_steps {cfg.ppo['n_steps']}, net {cfg.ppo['policy_kwargs']}, "
-          f"{args.iterations} timed iterations per figure, torch threads 1", flush=True)
+          f"{args.iterations} timed iterations per figure, torch threads "
+          f"{cfg.training.torch_threads} (training.torch_threads)", flush=True)
     rows: list[tuple[str, int, dict[str, float] | str]] = []
 
     def add(where: str, runners: int, address: str | None,
