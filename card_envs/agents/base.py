@@ -25,6 +25,9 @@ class Agent(ABC):
     #: Whether the agent needs the position itself (a search agent): callers that hold the
     #: engine then call :meth:`act_in` instead of :meth:`act`.
     needs_engine: ClassVar[bool] = False
+    #: Whether :meth:`act` may draw from ``self.rng`` (False: its moves do not depend on the
+    #: seed, so a search that replays the same random choices need not reseed it).
+    draws_random: ClassVar[bool] = True
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...

@@ -71,12 +71,15 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
             world.resample_hidden(seat, rng)
             round_seed = fast.getrandbits(63)
             scored: list[tuple[int, float]] = []
-            for a in alive:
+            legal_here = world.legal_mask()
+            last = len(alive) - 1
+            for i, a in enumerate(alive):
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                trial = world.clone()
-                if not trial.legal_mask()[a]:  # not the deciding seat's in this world
+                if not legal_here[a]:  # not the deciding seat's in this world
                     continue
+                # The last candidate plays on the world itself: nothing reads it after.
+                trial = world if i == last else world.clone()
                 summed = [0.0] * seats if s.value == "reward" else None
                 trial.step(a)
                 if summed is not None:

@@ -128,6 +128,74 @@ SHARED_ON_CLONE: tuple[str, ...] = ("config", "layout", "state_layout", "action_
                                     "_action_index", "_alias_index")
 
 
+#: Values a deep copy returns as they are.
+_ATOMIC = frozenset({int, float, bool, str, bytes, type(None), slice, range})
+
+
+def clone_sharing(engine: Engine, shared: Sequence[str]) -> Any:
+    """What ``copy.deepcopy(engine, memo)`` returns with the attributes named in ``shared``
+    in ``memo`` (shared, not copied), about three times as fast: an engine's state is numbers,
+    lists, dicts, numpy arrays, generators and a knowledge tracker, which
+    :func:`copy_state` copies directly; anything else goes to ``copy.deepcopy``."""
+    memo: dict[int, Any] = {}
+    for name in shared:
+        value = getattr(engine, name)
+        memo[id(value)] = value
+    new = uninitialised(type(engine))
+    memo[id(engine)] = new
+    state = engine.__getstate__()
+    new.__setstate__({name: copy_state(value, memo) for name, value in state.items()})
+    return new
+
+
+def copy_state(value: Any, memo: dict[int, Any]) -> Any:
+    """A deep copy of ``value`` that keeps ``memo``'s (``copy.deepcopy``'s) identities: an
+    object reached twice is copied once, and one in ``memo`` is not copied."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    found = memo.get(id(value), memo)
+    if found is not memo:
+        return found
+    new: Any
+    if kind is list:
+        items: list[Any] = value
+        new = []
+        memo[id(value)] = new
+        for item in items:
+            new.append(item if type(item) in _ATOMIC else copy_state(item, memo))
+        return new
+    if kind is np.ndarray and not value.dtype.hasobject:
+        new = value.copy(order="K")  # what an array's own __deepcopy__ makes
+    elif kind is dict:
+        entries: dict[Any, Any] = value
+        new = {}
+        memo[id(value)] = new
+        for key, item in entries.items():
+            new[copy_state(key, memo)] = copy_state(item, memo)
+        return new
+    elif kind is tuple and all(type(item) in _ATOMIC for item in value):
+        return value
+    elif kind is bytearray:
+        new = bytearray(value)
+    elif kind is np.random.Generator:
+        bits = type(value.bit_generator)(0)  # the same state, twice as fast as deepcopy
+        bits.state = value.bit_generator.state
+        new = np.random.Generator(bits)
+    elif kind is KnowledgeTracker:
+        new = uninitialised(KnowledgeTracker)
+        memo[id(value)] = new
+        restore_attributes(new, {name: copy_state(item, memo)
+                                 for name, item in attribute_state(value).items()})
+        return new
+    elif isinstance(value, np.generic) and not isinstance(value, np.object_):
+        return value  # a numpy scalar: immutable
+    else:
+        return copy.deepcopy(value, memo)
+    memo[id(value)] = new
+    return new
+
+
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)
 class Engine:
     """Base class of all rules engines.
@@ -757,11 +825,7 @@ class Engine:
         :attr:`CLONE_SHARED`: options, layouts, action names and their indexes, the game's
         fixed tables) is shared, not copied: copying it was most of a clone's cost, and a
         search clones once per simulation."""
-        memo: dict[int, Any] = {}
-        for name in SHARED_ON_CLONE + self.CLONE_SHARED:
-            value = getattr(self, name)
-            memo[id(value)] = value
-        return copy.deepcopy(self, memo)
+        return clone_sharing(self, SHARED_ON_CLONE + self.CLONE_SHARED)
 
 
 @mypyc_attr(allow_interpreted_subclasses=True, serializable=True)

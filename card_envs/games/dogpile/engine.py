@@ -13,7 +13,6 @@ paw bone i; ``wait`` (166) lets the tick pass.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -34,7 +33,7 @@ from card_envs.core.cards import (
     card_code,
 )
 from card_envs.core.config import Option, int_range
-from card_envs.core.engine import CachedViewsEngine
+from card_envs.core.engine import CachedViewsEngine, clone_sharing
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -1282,8 +1281,8 @@ class DogpileEngine(CachedViewsEngine):
 
     def clone(self) -> DogpileEngine:
         """An independent copy; the read-only tables built once per config are shared."""
-        memo = {id(getattr(self, k)): getattr(self, k) for k in _SHARED_ON_CLONE}
-        return copy.deepcopy(self, memo)
+        clone: DogpileEngine = clone_sharing(self, _SHARED_ON_CLONE)
+        return clone
 
     def _after_load(self) -> None:
         self._recompute_codes()

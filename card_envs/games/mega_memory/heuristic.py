@@ -75,6 +75,7 @@ def _one(block: np.ndarray) -> int:
 
 class MegaMemoryHeuristic(Agent):
     name = "heuristic"
+    draws_random = False  # deterministic: a search need not reseed it
 
     def __init__(self, **config: Any) -> None:
         self.layout = MegaMemoryEngine(**config).layout

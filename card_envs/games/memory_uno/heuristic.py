@@ -54,6 +54,7 @@ PATIENCE = 40  # after this many turns in a round, call whenever not estimated b
 
 class MemoryUnoHeuristic(Agent):
     name = "heuristic"
+    draws_random = False  # deterministic: a search need not reseed it
 
     def __init__(self, **config: Any) -> None:
         engine = MemoryUnoEngine(**config)

@@ -31,6 +31,7 @@ ACE_BONUS = 1.0  # ending on an Ace: the next player must answer it or draw
 
 class RoyHeuristic(Agent):
     name = "heuristic"
+    draws_random = False  # deterministic: a search need not reseed it
 
     def __init__(self, **config: Any) -> None:
         self.layout = RoyEngine(**config).layout
