@@ -444,10 +444,14 @@ class SearchAgent(Agent):
             legal = np.flatnonzero(world.legal_mask())
             return int(legal[fast.randrange(legal.size)])
         mover = world.current_player
-        obs = self._observe(world, mover)
         mask = world.legal_mask()
         if self.settings.rollout == "heuristic":
-            return int(self._heuristics[mover].act(obs, mask))
+            if np.count_nonzero(mask) == 1:
+                # A forced move: every game's heuristic plays it without reading the
+                # observation (or drawing a random number), so neither is built.
+                return int(mask.argmax())
+            return int(self._heuristics[mover].act(self._observe(world, mover), mask))
+        obs = self._observe(world, mover)
         return int(np.argmax(self._logits(obs[None], mask[None])[0]))
 
     # -- the policy: priors, values, rollout moves ----------------------------------------------
