@@ -14,16 +14,31 @@ def instance_attributes(obj: object) -> list[str]:
     """The names of ``obj``'s instance attributes (set or not): a compiled (mypyc native) class
     lists its own in ``__mypyc_attrs__``, and an instance of a plain Python class, or of a
     Python subclass of a compiled one, keeps (the rest of) them in ``__dict__``."""
-    names = [name for cls in type(obj).__mro__
-             for name in cls.__dict__.get("__mypyc_attrs__", ()) if name != "__dict__"]
+    cls = type(obj)
+    native = _NATIVE_ATTRIBUTES.get(cls)
+    if native is None:  # the class's own, once per class (a search copies engines often)
+        native = _NATIVE_ATTRIBUTES[cls] = tuple(dict.fromkeys(
+            name for klass in cls.__mro__
+            for name in klass.__dict__.get("__mypyc_attrs__", ()) if name != "__dict__"))
+    names = list(native)
     names.extend(getattr(obj, "__dict__", ()))
     return names
 
 
+#: Each class's compiled attribute names, without repeats, in the order of its MRO.
+_NATIVE_ATTRIBUTES: dict[type, tuple[str, ...]] = {}
+_UNSET = object()
+
+
 def attribute_state(obj: object, leave_out: Collection[str] = ()) -> dict[str, Any]:
     """``obj``'s attributes that are set, by name, but those in ``leave_out``."""
-    return {name: getattr(obj, name) for name in instance_attributes(obj)
-            if name not in leave_out and hasattr(obj, name)}
+    state = {}
+    for name in instance_attributes(obj):
+        if name not in leave_out:
+            value = getattr(obj, name, _UNSET)
+            if value is not _UNSET:
+                state[name] = value
+    return state
 
 
 def restore_attributes(obj: object, state: dict[str, Any]) -> None:

@@ -70,6 +70,8 @@ class ObsLayout:
     def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Views of ``obs`` by field name, each flat (no copies)."""
         self._check_size(obs)
+        if obs.ndim == 1:  # one observation (every agent's move): plain slices are cheaper
+            return {name: obs[sl] for name, sl in self.slices.items()}
         return {name: obs[..., sl] for name, sl in self.slices.items()}
 
     def unpack(self, obs: Any) -> dict[str, np.ndarray]:

@@ -49,6 +49,8 @@ UNKNOWN_SD = (sum(c * (p - UNKNOWN_VALUE) ** 2
               / sum(KIND_COPIES)) ** 0.5
 CALL_Z = 1.2  # call when every opponent's estimate is this many SDs of the difference above ours
 CALL_LIMIT = 12.0  # and never with more than this (a failed call costs 30 more)
+#: Each kind's points as an array (indexed by the observed kinds).
+_POINTS = np.asarray(KIND_POINTS)
 PATIENCE = 40  # after this many turns in a round, call whenever not estimated behind
 
 
@@ -73,7 +75,7 @@ class MemoryUnoHeuristic(Agent):
         known = view["known"] > 0.5
         kinds = view["known_kind"].reshape(self.ns, NUM_KINDS).argmax(axis=1)
         # Value of each position as this seat sees it: known points, or the unknown average.
-        value = np.where(known, np.asarray(KIND_POINTS)[kinds], UNKNOWN_VALUE)
+        value = np.where(known, _POINTS[kinds], UNKNOWN_VALUE)
         value = np.where(occupied, value, 0.0)
         phase = int(view["phase"].argmax())
         own = slice(0, SLOTS)
