@@ -2449,6 +2449,59 @@ CATALOG: tuple[Mutant, ...] = (
         why="sequential halving keeps every move: the budget is spread over moves long lost",
     ),
     Mutant(
+        id="search-flat-every-candidate-on-one-world",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="                trial = world if i == last else world.clone()\n",
+        new="                trial = world\n",
+        tests=("tests/test_search_reference.py::"
+               "test_flat_search_moves_and_rollouts_are_the_recorded_ones",),
+        why="the clone saved for the last candidate saved for every one: each candidate "
+            "plays on from where the previous one's rollout ended",
+    ),
+    Mutant(
+        id="search-forced-move-wrong",
+        area="agents",
+        path=SEARCH,
+        old="                return int(mask.argmax())\n",
+        new="                return int(mask.argmin())\n",
+        tests=("tests/test_search_reference.py::"
+               "test_flat_search_moves_and_rollouts_are_the_recorded_ones",),
+        why="the rollout's shortcut for a forced move plays another (illegal) action",
+    ),
+    Mutant(
+        id="search-reseeds-only-deterministic-heuristics",
+        area="agents",
+        path=SEARCH,
+        old="            if heuristic.draws_random:  # a fresh generator costs about 20 us\n",
+        new="            if not heuristic.draws_random:\n",
+        tests=("tests/test_search_reference.py::"
+               "test_flat_search_moves_and_rollouts_are_the_recorded_ones",),
+        why="the heuristics that draw random numbers are no longer reseeded per candidate: "
+            "a round's candidates meet different random choices",
+    ),
+    Mutant(
+        id="clone-shares-lists",
+        area="core",
+        path=ENGINE,
+        old="            new.append(item if type(item) in _ATOMIC else copy_state(item, memo))\n",
+        new="            new.append(item)\n",
+        tests=("tests/test_engine_clone.py",),
+        why="a clone's nested lists (hands, piles) are the original's: play on the clone "
+            "changes the real position",
+    ),
+    Mutant(
+        id="clone-copies-an-object-twice",
+        area="core",
+        path=ENGINE,
+        old="        new = []\n        memo[id(value)] = new\n",
+        new="        new = []\n",
+        tests=("tests/test_engine_clone.py::"
+               "test_copy_state_keeps_identities_and_shares_only_the_memo",),
+        why="a list reached from two attributes becomes two lists in the clone (deepcopy's "
+            "identities lost): a change through one no longer shows through the other",
+    ),
+    Mutant(
         id="search-spec-key-unchecked",
         area="agents",
         path=SEARCH,

@@ -1,0 +1,69 @@
+"""Engine.clone (clone_sharing / copy_state): what ``copy.deepcopy`` made, faster. A clone is
+the same position, plays on exactly as a deep copy does, is independent of its original, and
+keeps the copy's identities (an object reached twice is copied once)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from card_envs.core.engine import copy_state
+from card_envs.core.knowledge import KnowledgeTracker
+from tests.test_search_agent import SETTINGS, random_position
+
+
+@pytest.mark.parametrize("game,players", SETTINGS)
+def test_a_clone_plays_on_exactly_as_a_deep_copy_and_alone(game: str, players: int) -> None:
+    for seed in range(4):
+        engine = random_position(game, players, seed)
+        before = engine.state_dict()
+        clone, deep = engine.clone(), copy.deepcopy(engine)
+        assert clone.state_dict() == before
+        rng = np.random.default_rng(seed)
+        for _ in range(60):  # the same moves and the same chance (the copied streams)
+            if clone.done:
+                break
+            legal = np.flatnonzero(clone.legal_mask())
+            np.testing.assert_array_equal(legal, np.flatnonzero(deep.legal_mask()))
+            move = int(legal[rng.integers(legal.size)])
+            clone.step(move)
+            deep.step(move)
+            for seat in range(players):
+                np.testing.assert_array_equal(clone.observation(seat), deep.observation(seat))
+            np.testing.assert_array_equal(clone.rewards, deep.rewards)
+        assert clone.state_dict() == deep.state_dict()
+        assert engine.state_dict() == before  # the original never moved
+
+
+def test_copy_state_keeps_identities_and_shares_only_the_memo() -> None:
+    inner = [1, 2]
+    array = np.arange(4)
+    table = (3, 4)  # shared: a tuple of numbers cannot change
+    fixed = {"never": "changes"}
+    rng = np.random.default_rng(5)
+    value = {"a": inner, "b": [inner, array], "c": array, "t": table, "f": fixed, "r": rng,
+             "n": np.int64(7), "bytes": bytearray(b"xy")}
+    memo = {id(fixed): fixed}
+    new = copy_state(value, memo)
+    assert new["a"] == inner and new["a"] is not inner
+    assert new["b"][0] is new["a"]  # reached twice, copied once
+    assert new["c"] is new["b"][1] and new["c"] is not array
+    np.testing.assert_array_equal(new["c"], array)
+    assert new["t"] is table and new["f"] is fixed and new["n"] == 7
+    assert new["bytes"] == value["bytes"] and new["bytes"] is not value["bytes"]
+    assert new["r"] is not rng and new["r"].integers(1 << 30) == rng.integers(1 << 30)
+    new["a"].append(3)
+    new["c"][0] = 9
+    assert inner == [1, 2] and array[0] == 0
+
+
+def test_copy_state_copies_a_tracker_deeply() -> None:
+    tracker = KnowledgeTracker(2, 5)
+    tracker.reset(3)
+    tracker.show(1, 10, [0])
+    new = copy_state(tracker, {})
+    np.testing.assert_array_equal(new.known, tracker.known)
+    new.show(2, 11, [1])
+    assert tracker.known[1, 2] != 11 and new.known[1, 2] == 11
