@@ -31,7 +31,8 @@ SETTINGS = (("roy", 2), ("memory_uno", 2), ("mega_memory", 2), ("deluxe_memory",
 def positions(game: str, players: int, count: int, seed: int = 0) -> list[Any]:
     """``count`` positions with more than one legal move, every fifth such decision of
     heuristic self-play from seeds ``seed``, ``seed + 1``, ..."""
-    heuristic = get_game(game).heuristic_class()(num_players=players)
+    heuristic_class: Any = get_game(game).heuristic_class()  # takes the game's options
+    heuristic = heuristic_class(num_players=players)
     heuristic.seed(seed)
     engine = make_engine(game, num_players=players)
     found: list[Any] = []

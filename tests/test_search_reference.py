@@ -23,3 +23,15 @@ def test_heuristic_moves_are_the_recorded_ones(game: str, players: int) -> None:
 @pytest.mark.parametrize("game,players", ref.SETTINGS)
 def test_flat_search_moves_and_rollouts_are_the_recorded_ones(game: str, players: int) -> None:
     assert ref.search_moves(game, players) == SAVED[f"{game}:{players}"]["search"]
+
+
+def test_the_rollout_rate_benchmark_counts_the_budgeted_rollouts(tmp_path, monkeypatch) -> None:
+    from benchmarks import flat_rollouts
+
+    out = tmp_path / "rate.json"
+    monkeypatch.setattr("sys.argv", ["flat_rollouts.py", "--only", "roy:2", "--positions", "2",
+                                     "--simulations", "12", "--json", str(out)])
+    flat_rollouts.main()
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["game"] == "roy" and 0 < row["rollouts"] <= 2 * 12
+    assert row["rollouts_per_s"] == pytest.approx(row["rollouts"] / row["cpu_s"])
