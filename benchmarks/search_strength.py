@@ -160,11 +160,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.time_ms is not None and args.processes > (cores or 1):
         parser.error(f"--processes: {args.processes} processes on {cores} cores would share "
                      "cores, so --time-ms would measure the sharing; use --simulations")
+    chosen = [s for s in SETTINGS if not args.only or f"{s[0]}:{s[1]}" in args.only]
+    for _, players, _, _ in chosen:  # before any game is played
+        try:
+            shard_sizes(args.games, players, args.processes)
+        except ValueError as err:
+            parser.error(str(err))
     print(f"build: {card_envs.BUILD}", flush=True)
     rows = []
-    for game, players, sims, rollout in SETTINGS:
-        if args.only and f"{game}:{players}" not in args.only:
-            continue
+    for game, players, sims, rollout in chosen:
         if args.time_ms is not None:
             sims = 1_000_000  # the time decides
         elif args.simulations is not None:

@@ -56,7 +56,9 @@ def test_cli_fixed_budget_and_refusals(tmp_path: Path, capsys) -> None:
             (["--simulations", "2", "--time-ms", "50"], "give one budget, not both"),
             (["--simulations", "0"], "--simulations: expected at least 1, got 0"),
             (["--processes", "0"], "--processes: expected at least 1, got 0"),
-            (["--processes", "100000", "--time-ms", "50"], "would share cores")):
+            (["--processes", "100000", "--time-ms", "50"], "would share cores"),
+            (["--only", "roy:2", "--games", "4", "--processes", "3"],
+             "--processes: 3 shards for 4 games; at most 2")):
         with pytest.raises(SystemExit):
             main(argv)
         assert message in capsys.readouterr().err
