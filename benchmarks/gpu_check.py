@@ -134,7 +134,9 @@ def evaluate_without_gpu(game: str, run: Path, games: int) -> tuple[bool, str]:
 def machine() -> str:
     import torch
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    from training.selfplay_workers import available_cores
+
+    cores = available_cores()
     gpu = (", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
            if torch.cuda.is_available() else "none visible")
     return f"{cores} cores; GPU: {gpu}; torch {torch.__version__}"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -36,6 +35,7 @@ import card_envs  # noqa: E402
 from card_envs.agents.search import METHODS, PRIORS, ROLLOUTS, SearchAgent  # noqa: E402
 from card_envs.games import make_engine  # noqa: E402
 from training.evaluate import evaluate, wilson_interval  # noqa: E402
+from training.selfplay_workers import available_cores  # noqa: E402
 
 #: (game, players, simulations per decision, rollout agent).
 SETTINGS = (("roy", 2, 80, "random"), ("memory_uno", 2, 80, "random"),
@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--simulations: expected at least 1, got {args.simulations}")
     if args.processes < 1:
         parser.error(f"--processes: expected at least 1, got {args.processes}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if args.time_ms is not None and args.processes > (cores or 1):
+    cores = available_cores()
+    if args.time_ms is not None and args.processes > cores:
         parser.error(f"--processes: {args.processes} processes on {cores} cores would share "
                      "cores, so --time-ms would measure the sharing; use --simulations")
     chosen = [s for s in SETTINGS if not args.only or f"{s[0]}:{s[1]}" in args.only]
