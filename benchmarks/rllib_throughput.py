@@ -16,6 +16,12 @@ figures each:
   PPO update in the driver, then the weights sent back), and the learner's own decisions/s, the
   figure comparable to SB3's (whose ``num_timesteps`` counts the learner's decisions only).
 
+By default the config's ``selfplay.n_envs`` games are shared out over the runners (strong
+scaling: the same work, more processes), as ``num_envs_per_env_runner: auto`` trains.
+``--games-per-runner G`` holds each runner's load instead (weak scaling, RLlib's own reading
+of ``num_envs_per_env_runner``): ``selfplay.n_envs`` is G x runners and ``ppo.n_steps`` shrinks
+to keep the config's samples per iteration, so every figure's PPO update is the same size.
+
 ``--loopback`` starts two Ray nodes on this host (one CPU each, benchmarks/ray_cluster.py) and
 measures the same runner counts there (at most one runner per node's CPU), so the cost of
 crossing nodes is the ratio to the one-node figure. ``--address`` measures on a cluster you
@@ -121,14 +127,29 @@ def measure_sb3(args: argparse.Namespace) -> dict[str, float]:
                                   fill_pool=sp.pool_size)}
 
 
+def weak_scaling_sets(n_envs: int, n_steps: int, games_per_runner: int,
+                      runners: int) -> list[str]:
+    """``--set`` items that give each of ``runners`` runners ``games_per_runner`` games while
+    keeping ``n_envs x n_steps`` samples per iteration (``--games-per-runner``)."""
+    games = games_per_runner * max(1, runners)
+    samples = n_envs * n_steps
+    if games_per_runner < 1 or samples % games:
+        raise ValueError(
+            f"--games-per-runner {games_per_runner} with {runners} runner(s) is {games} games, "
+            f"which does not divide the config's {samples} samples per iteration "
+            f"(selfplay.n_envs {n_envs} x ppo.n_steps {n_steps}); choose a divisor")
+    return [f"selfplay.n_envs={games}", f"ppo.n_steps={samples // games}"]
+
+
 def child(args: argparse.Namespace, flag: str, value: int, address: str | None,
-          env: dict[str, str] | None = None) -> dict[str, float] | str:
+          env: dict[str, str] | None = None,
+          extra_sets: list[str] | None = None) -> dict[str, float] | str:
     """Run one figure in a fresh process; its figures, or why it failed."""
     cmd = [sys.executable, __file__, flag, str(value), "--game", args.game,
            "--iterations", str(args.iterations)]
     cmd += ["--config", str(args.config)] if args.config else []
     cmd += ["--address", address] if address else []
-    for item in args.set:
+    for item in [*args.set, *(extra_sets or [])]:
         cmd += ["--set", item]
     if env is None:  # a local Ray: not one that RAY_ADDRESS names
         env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS" or address}
@@ -156,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="any config key, as train's --set (e.g. selfplay.n_envs=8)")
     parser.add_argument("--runners", type=parse_counts, default=[1, 2],
                         help="env-runner counts, e.g. 1,2,4,8,16 (default 1,2)")
+    parser.add_argument("--games-per-runner", type=int, default=None, metavar="G",
+                        help="weak scaling: G games in each runner (selfplay.n_envs = G x "
+                        "runners, ppo.n_steps scaled to keep the samples per iteration); "
+                        "default: the config's n_envs shared out")
     parser.add_argument("--iterations", type=int, default=3,
                         help="timed iterations per figure (after one warm-up)")
     parser.add_argument("--address", default=None,
@@ -184,19 +209,35 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     cfg = load(args, {"backend": "rllib"})
+    n_envs, n_steps = cfg.selfplay.n_envs, cfg.ppo["n_steps"]
+    per_runner = args.games_per_runner
+
+    def sets(runners: int) -> list[str]:
+        return [] if per_runner is None else weak_scaling_sets(n_envs, n_steps, per_runner,
+                                                               runners)
+    try:
+        for n in args.runners:
+            sets(n)
+    except ValueError as problem:
+        parser.error(str(problem))
     print(machine())
-    print(f"{cfg.game}: {cfg.selfplay.n_envs} games shared among the env runners, "
-          f"ppo.n_steps {cfg.ppo['n_steps']}, net {cfg.ppo['policy_kwargs']}, "
+    games = (f"{n_envs} games shared among the env runners, ppo.n_steps {n_steps}"
+             if per_runner is None else
+             f"{per_runner} games in each env runner (weak scaling), ppo.n_steps scaled to "
+             f"keep {n_envs * n_steps} samples per iteration")
+    print(f"{cfg.game}: {games}, net {cfg.ppo['policy_kwargs']}, "
           f"{args.iterations} timed iterations per figure, torch threads "
           f"{cfg.training.torch_threads} (training.torch_threads)", flush=True)
     rows: list[tuple[str, int, dict[str, float] | str]] = []
 
     def add(where: str, runners: int, address: str | None,
             env: dict[str, str] | None = None) -> None:
-        rows.append((where, runners, child(args, "--one-rllib", runners, address, env)))
+        rows.append((where, runners, child(args, "--one-rllib", runners, address, env,
+                                           sets(runners))))
         show(rows[-1])
 
-    print(f"\n{'where':<24} {'runners':>7} {'sampling':>10} {'training':>10} {'learner':>9} "
+    print(f"\n{'where':<24} {'runners':>7} {'games':>5} {'sampling':>10} {'training':>10} "
+          f"{'learner':>9} "
           f"{'nodes':>5}   (env steps/s; learner: its decisions/s)")
     for n in args.runners:
         add("one node (local Ray)", n, None)
@@ -217,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_sb3:
         for workers in args.sb3_workers:
             sb3 = child(args, "--one-sb3", workers, None)
-            print(f"{'SB3 learn(), workers ' + str(workers):<32} {'':>10} {'':>10} "
+            print(f"{'SB3 learn(), workers ' + str(workers):<38} {'':>10} {'':>10} "
                   + (f"{sb3['learner']:9.0f}" if isinstance(sb3, dict) else sb3), flush=True)
     summary(rows)
 
@@ -227,7 +268,8 @@ def show(row: tuple[str, int, dict[str, float] | str]) -> None:
     if isinstance(figures, str):
         print(f"{where:<24} {runners:>7} {figures}", flush=True)
         return
-    print(f"{where:<24} {runners:>7} {figures['sampling']:10.0f} {figures['training']:10.0f} "
+    print(f"{where:<24} {runners:>7} {figures['games']:5.0f} {figures['sampling']:10.0f} "
+          f"{figures['training']:10.0f} "
           f"{figures['learner']:9.0f} {figures['nodes']:5.0f}", flush=True)
 
 
