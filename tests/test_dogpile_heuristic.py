@@ -102,17 +102,20 @@ def _card_of_row(enc: np.ndarray) -> int:
 
 
 def test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would() -> None:
-    """The heuristic reads the 54 pile slots in one pass. On every pile of random play (beliefs
-    of sniffed groups and forgetting included) and on odd rows (two ranks, a rank without a
-    suit, a joker, nothing) it reads what a row-by-row reading does."""
-    from card_envs.games.dogpile.heuristic import _cards
+    """The heuristic reads the 54 pile slots in one pass over the observation's exact 1.0
+    values. On every pile of random play (beliefs of sniffed groups and forgetting included)
+    and on odd rows (two ranks, a rank without a suit, a joker, nothing, two suits, a rank
+    beside a belief's share) it reads what a row-by-row reading does."""
+    from card_envs.games.dogpile.heuristic_rules import exact_cards
 
-    odd = np.zeros((5, 18), dtype=np.float32)
+    odd = np.zeros((7, 18), dtype=np.float32)
     odd[0, [3, 5, 14]] = 1.0  # two ranks
     odd[1, 3] = 1.0  # a rank, no suit
     odd[2, 13] = 1.0  # a joker
     odd[3, [4, 15]] = 1.0  # the 5 of suit 1
     odd[4, [4, 15]] = 1.0 / 3  # a belief
+    odd[5, [6, 14, 17]] = 1.0  # two suits
+    odd[6, [2, 16]], odd[6, 7] = 1.0, 0.5  # the 3 of suit 2, and half of another rank
     rows = [odd]
     rng = np.random.default_rng(0)
     for config in ({"memory": 0.3}, {"num_players": 4, "sniff": "required"}):
@@ -129,5 +132,22 @@ def test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would() -> None:
     present[:len(odd)] = True
     expected = [_card_of_row(enc) if here else -1
                 for enc, here in zip(encodings, present, strict=True)]
-    assert _cards(encodings, present) == expected
-    assert expected[:5] == [-1, -1, 52, 17, -1] and max(expected) >= 0
+    # As the heuristic reads them: rows of 20 (occupied, face up, the bone), then the present.
+    rows20 = np.zeros((len(encodings), 20), dtype=np.float32)
+    rows20[:, 0], rows20[:, 2:] = 1.0, encodings
+    read = exact_cards(np.flatnonzero(rows20.ravel() == 1.0).tolist(), 0, len(rows20), 20, 2)
+    assert [c if here else -1 for c, here in zip(read, present, strict=True)] == expected
+    assert expected[:7] == [-1, -1, 52, 17, -1, -1, 28] and max(expected) >= 0
+
+
+def test_its_random_pick_is_numpys_choice() -> None:
+    """The heuristic draws a random slot as ``options[rng.integers(0, len)]``, the draw numpy's
+    ``Generator.choice(options)`` makes (and with it, the recorded moves): if a numpy release
+    changed that, this fails before the moves do."""
+    from card_envs.games.dogpile.heuristic_rules import _pick
+
+    ours, numpys = np.random.default_rng(3), np.random.default_rng(3)
+    for n in [1, 2, 3, 7, 54, 100] * 300:
+        options = list(range(5, 5 + n))
+        assert _pick(options, ours) == int(numpys.choice(options))
+    assert ours.integers(2**62) == numpys.integers(2**62)

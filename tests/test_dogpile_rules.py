@@ -26,7 +26,8 @@ from card_envs.games.dogpile.engine import (
     DogpileEngine,
     round_feats,
 )
-from card_envs.games.dogpile.heuristic import DogpileHeuristic, _cards
+from card_envs.games.dogpile.heuristic import DogpileHeuristic
+from card_envs.games.dogpile.heuristic_rules import exact_cards
 from tests.engine_helpers import legal_names
 
 
@@ -112,7 +113,7 @@ def turn(e: DogpileEngine, seat: int, name: str) -> None:
 
 
 def code_at(enc: np.ndarray) -> str | None:
-    (c,) = _cards(enc[None], np.ones(1, dtype=bool))
+    (c,) = exact_cards(np.flatnonzero(enc == 1.0).tolist(), 0, 1, len(enc), 0)
     return None if c < 0 else card_code(c)
 
 

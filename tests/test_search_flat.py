@@ -137,3 +137,60 @@ def test_flat_spec_parsing() -> None:
     assert isinstance(agent, SearchAgent)
     assert (agent.settings.method, agent.settings.z, agent.settings.time_ms) == ("flat", 0.5,
                                                                                 50.0)
+
+
+class SlowSteps:
+    """Two seats, any of three moves, the episode over after ``length`` steps, each step
+    busy for ``step_s`` seconds of wall time: a rollout of known cost."""
+
+    name = "slow_steps"
+    num_players = 2
+
+    def __init__(self, length: int = 3, step_s: float = 0.010) -> None:
+        self.left, self.step_s = length, step_s
+        self.current_player = 0
+        self.winners: list[int] = []
+        self.rewards = np.zeros(2)
+
+    @property
+    def done(self) -> bool:
+        return self.left == 0
+
+    def clone(self) -> SlowSteps:
+        other = SlowSteps(self.left, self.step_s)
+        other.current_player = self.current_player
+        return other
+
+    def resample_hidden(self, seat: int, rng) -> None:
+        pass
+
+    def legal_mask(self) -> np.ndarray:
+        return np.ones(3, dtype=np.int8) if self.left else np.zeros(3, dtype=np.int8)
+
+    def step(self, action: int) -> None:
+        until = time.perf_counter() + self.step_s
+        while time.perf_counter() < until:
+            pass
+        self.left -= 1
+        self.current_player = 1 - self.current_player
+        if not self.left:
+            self.winners = [action % 2]
+
+
+def test_flat_starts_no_rollout_that_would_end_after_the_deadline(monkeypatch) -> None:
+    """Rollouts of 30 ms under a 50 ms budget: the second would end at about 60 ms, so it is
+    not started (the first round is then incomplete and dropped). The old check, the deadline
+    not yet passed before each rollout, started it and overran by 10 ms."""
+    from card_envs.agents import search_flat
+
+    def decision_ms() -> float:
+        agent = SearchAgent(None, method="flat", simulations=1000, time_ms=50, seed=0)
+        agent.act_in(SlowSteps())
+        assert agent.searched == 1
+        return 1000 * agent.search_seconds
+
+    assert 30 <= decision_ms() <= 50
+    monkeypatch.setattr(search_flat._Clock, "fits", lambda self, round_start=False:
+                        time.perf_counter() < self.deadline)
+    assert decision_ms() >= 60
+

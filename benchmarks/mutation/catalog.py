@@ -52,7 +52,7 @@ AEC_ENV = "card_envs/core/aec_env.py"
 GYM_ENV = "card_envs/core/gym_env.py"
 CONVENTIONS = "card_envs/core/conventions.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
-DOGPILE_HEURISTIC = "card_envs/games/dogpile/heuristic.py"
+DOGPILE_HEURISTIC_RULES = "card_envs/games/dogpile/heuristic_rules.py"
 MEMORY_UNO_HEURISTIC = "card_envs/games/memory_uno/heuristic.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
@@ -1113,12 +1113,21 @@ CATALOG: tuple[Mutant, ...] = (
     Mutant(
         id="dp-heuristic-reads-beliefs-as-bones",
         area="dogpile",
-        path=DOGPILE_HEURISTIC,
-        old="    rank_hit, suit_hit = enc[:, :14] == 1.0, enc[:, 14:] == 1.0",
-        new="    rank_hit, suit_hit = enc[:, :14] > 0.0, enc[:, 14:] > 0.0",
+        path=DOGPILE_HEURISTIC_RULES,
+        old="    hits: list[int] = np.flatnonzero(observation[:at.read_end] == 1.0).tolist()\n",
+        new="    hits: list[int] = np.flatnonzero(observation[:at.read_end] > 0.0).tolist()\n",
+        tests=("tests/test_search_reference.py::test_heuristic_moves_are_the_recorded_ones",),
+        why="the heuristic takes a sniffed group's belief for a bone it knows",
+    ),
+    Mutant(
+        id="dp-heuristic-reads-two-ranks-as-a-bone",
+        area="dogpile",
+        path=DOGPILE_HEURISTIC_RULES,
+        old="        if ranks == 1:\n",
+        new="        if ranks >= 1:\n",
         tests=("tests/test_dogpile_heuristic.py::"
                "test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would",),
-        why="the heuristic takes a sniffed group's belief for a bone it knows",
+        why="a row with two ranks at 1.0 (no bone's encoding) read as the first rank's bone",
     ),
     Mutant(
         id="dp-parallel-idle-steps-forgotten-in-play",
@@ -2447,6 +2456,16 @@ CATALOG: tuple[Mutant, ...] = (
         new="            kept = list(alive)\n",
         tests=(f"{FLAT_TESTS}::test_flat_rounds_score_every_move_still_in_on_the_same_worlds",),
         why="sequential halving keeps every move: the budget is spread over moves long lost",
+    ),
+    Mutant(
+        id="search-flat-deadline-ignores-the-rollouts-cost",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="        return time.perf_counter() + cost < self.deadline\n",
+        new="        return time.perf_counter() < self.deadline\n",
+        tests=(f"{FLAT_TESTS}::test_flat_starts_no_rollout_that_would_end_after_the_deadline",),
+        why="a rollout started just before the deadline runs past it (the check before issue "
+            "40's fix: 55 ms a decision at time_ms=50 in Dogpile)",
     ),
     Mutant(
         id="search-flat-every-candidate-on-one-world",

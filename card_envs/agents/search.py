@@ -263,6 +263,7 @@ class SearchAgent(Agent):
     def act_in(self, engine: Any) -> int:
         """The move for ``engine.current_player``, searched from what that seat may know
         (the engine is only cloned, never changed)."""
+        started = time.perf_counter()  # a time budget counts the whole decision
         if self.game is not None and engine.name != self.game:
             raise ValueError(f"SearchAgent for {self.game} was given a {engine.name} position")
         if engine.done:
@@ -277,13 +278,12 @@ class SearchAgent(Agent):
         seats = engine.num_players
         rng = self.rng
         fast = random.Random(int(rng.integers(2**63)))
-        started = time.perf_counter()
         deadline = None if s.time_ms is None else started + s.time_ms / 1000.0
         if s.method == "flat":
             from card_envs.agents.search_flat import flat_search
 
             move, self.last_visits, self.last_simulations = flat_search(
-                self, engine, legal.tolist(), seat, rng, fast, started, deadline)
+                self, engine, legal.tolist(), seat, rng, fast, deadline)
             self.searched += 1
             self.search_seconds += time.perf_counter() - started
             return move

@@ -43,10 +43,11 @@ if TYPE_CHECKING:
 
 
 def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
-                rng: Any, fast: random.Random, started: float,
+                rng: Any, fast: random.Random,
                 deadline: float | None) -> tuple[int, dict[int, int], int]:
     """The move for ``seat`` by sequential halving over ``legal`` (see the module docstring),
-    the rollouts per move, and the rollouts run (``simulations`` is the rollout budget)."""
+    the rollouts per move, and the rollouts run (``simulations`` is the rollout budget;
+    ``deadline``, a ``time.perf_counter()`` time, stops it as :class:`_Clock` says)."""
     s = agent.settings
     seats = engine.num_players
     favoured = agent.heuristic_move(engine, seat)
@@ -61,23 +62,30 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
     done = 0
     out_of_time = False
     first_round = True
+    clock = _Clock(deadline)
     while len(alive) > 1 and not out_of_time and done + len(alive) <= budget:
         phase_start, rounds = done, 0
         # The rounds this phase: its share of what is left, over the moves still in (the
         # budget may shrink after the first round, when the time budget is estimated).
         while not out_of_time and done + len(alive) <= budget and rounds < max(
                 1, ((budget - phase_start) // phases) // len(alive)):
+            if not clock.fits(round_start=True):
+                out_of_time = True
+                break
+            round_started = time.perf_counter()
             world = engine.clone()
             world.resample_hidden(seat, rng)
             round_seed = fast.getrandbits(63)
             scored: list[tuple[int, float]] = []
             legal_here = world.legal_mask()
             last = len(alive) - 1
+            clock.set_up(time.perf_counter() - round_started)
             for i, a in enumerate(alive):
-                if deadline is not None and time.perf_counter() >= deadline:
-                    break
                 if not legal_here[a]:  # not the deciding seat's in this world
                     continue
+                if not clock.fits():
+                    break
+                rollout_started = time.perf_counter()
                 # The last candidate plays on the world itself: nothing reads it after.
                 trial = world if i == last else world.clone()
                 summed = [0.0] * seats if s.value == "reward" else None
@@ -88,6 +96,7 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
                 agent.reseed_heuristics(round_seed)  # their random choices paired too
                 values = agent.leaf_values(trial, seats, random.Random(round_seed), summed)
                 scored.append((a, values[seat]))
+                clock.rolled_out(time.perf_counter() - rollout_started)
             else:  # a whole round: every move still in scored on the same world
                 for a, value in scored:
                     sums[a] += value
@@ -97,9 +106,11 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
                 done += len(scored)
                 rounds += 1
                 if deadline is not None and first_round and done:
-                    # How many rollouts the time allows, from what this round cost.
+                    # How many rollouts the time left allows, at what this round cost (its
+                    # set-up and rollouts: not the heuristic's move and the rest before it).
                     now = time.perf_counter()
-                    budget = min(budget, done + int((deadline - now) * done / (now - started)))
+                    per_rollout = max(now - round_started, 1e-9) / done
+                    budget = min(budget, done + int((deadline - now) / per_rollout))
                 first_round = False
                 continue
             # A round cut short by the time is dropped: its moves saw different worlds.
@@ -116,6 +127,40 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
             rounds_of[best], rounds_of[favoured], s.z):
         best = favoured
     return best, {a: n for a, n in counts.items() if n}, done
+
+
+class _Clock:
+    """A decision's time budget: nothing is started that, at what the same kind of work has
+    cost so far in this decision (a round's set-up: the clone and ``resample_hidden``; a
+    rollout: the candidate's clone, its move and the rollout), would end after the deadline.
+    The time before the first round (the heuristic's move) is spent already: the deadline
+    counts from the decision's start. The first set-up and the first rollout of a decision
+    start if the deadline has not passed (nothing measured yet)."""
+
+    __slots__ = ("deadline", "setup_s", "setups", "rollout_s", "rollouts")
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.setup_s, self.setups = 0.0, 0
+        self.rollout_s, self.rollouts = 0.0, 0
+
+    def fits(self, round_start: bool = False) -> bool:
+        """Whether the next rollout (with ``round_start``: a round's set-up and its first
+        rollout) would end by the deadline; always, without one."""
+        if self.deadline is None:
+            return True
+        cost = self.rollout_s / self.rollouts if self.rollouts else 0.0
+        if round_start and self.setups:
+            cost += self.setup_s / self.setups
+        return time.perf_counter() + cost < self.deadline
+
+    def set_up(self, seconds: float) -> None:
+        self.setup_s += seconds
+        self.setups += 1
+
+    def rolled_out(self, seconds: float) -> None:
+        self.rollout_s += seconds
+        self.rollouts += 1
 
 
 def _clearly_better(challenger: dict[int, float], baseline: dict[int, float],
