@@ -139,15 +139,27 @@ def test_flat_spec_parsing() -> None:
                                                                                 50.0)
 
 
+
+class Clock:
+    """A stand-in for the ``time`` module whose ``perf_counter`` moves only when told to: a
+    test of the time budget that no load on the machine can disturb."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
 class SlowSteps:
     """Two seats, any of three moves, the episode over after ``length`` steps, each step
-    busy for ``step_s`` seconds of wall time: a rollout of known cost."""
+    taking ``step_s`` seconds on ``clock``: a rollout of known cost."""
 
     name = "slow_steps"
     num_players = 2
 
-    def __init__(self, length: int = 3, step_s: float = 0.010) -> None:
-        self.left, self.step_s = length, step_s
+    def __init__(self, clock: Clock, length: int = 3, step_s: float = 0.010) -> None:
+        self.clock, self.left, self.step_s = clock, length, step_s
         self.current_player = 0
         self.winners: list[int] = []
         self.rewards = np.zeros(2)
@@ -157,7 +169,7 @@ class SlowSteps:
         return self.left == 0
 
     def clone(self) -> SlowSteps:
-        other = SlowSteps(self.left, self.step_s)
+        other = SlowSteps(self.clock, self.left, self.step_s)
         other.current_player = self.current_player
         return other
 
@@ -168,9 +180,7 @@ class SlowSteps:
         return np.ones(3, dtype=np.int8) if self.left else np.zeros(3, dtype=np.int8)
 
     def step(self, action: int) -> None:
-        until = time.perf_counter() + self.step_s
-        while time.perf_counter() < until:
-            pass
+        self.clock.now += self.step_s
         self.left -= 1
         self.current_player = 1 - self.current_player
         if not self.left:
@@ -178,19 +188,43 @@ class SlowSteps:
 
 
 def test_flat_starts_no_rollout_that_would_end_after_the_deadline(monkeypatch) -> None:
-    """Rollouts of 30 ms under a 50 ms budget: the second would end at about 60 ms, so it is
-    not started (the first round is then incomplete and dropped). The old check, the deadline
-    not yet passed before each rollout, started it and overran by 10 ms."""
-    from card_envs.agents import search_flat
+    """Rollouts of 30 ms under a 50 ms budget: the second would end at 60 ms, so it is not
+    started (the first round is then incomplete and dropped), and the decision takes 30 ms.
+    The old check, the deadline not yet passed before each rollout, started it: 60 ms."""
+    from card_envs.agents import search, search_flat
+
+    clock = Clock()
+    monkeypatch.setattr(search, "time", clock)
+    monkeypatch.setattr(search_flat, "time", clock)
 
     def decision_ms() -> float:
         agent = SearchAgent(None, method="flat", simulations=1000, time_ms=50, seed=0)
-        agent.act_in(SlowSteps())
+        agent.act_in(SlowSteps(clock))
         assert agent.searched == 1
         return 1000 * agent.search_seconds
 
-    assert 30 <= decision_ms() <= 50
+    assert decision_ms() == pytest.approx(30)
     monkeypatch.setattr(search_flat._Clock, "fits", lambda self, round_start=False:
-                        time.perf_counter() < self.deadline)
-    assert decision_ms() >= 60
+                        clock.perf_counter() < self.deadline)
+    assert decision_ms() == pytest.approx(60)
 
+
+
+def test_flat_clock_counts_a_rounds_set_up_before_starting_it(monkeypatch) -> None:
+    """A round starts only if its set-up and one rollout, at their mean costs so far, end by
+    the deadline; a rollout within a round needs only its own cost to fit. Before anything
+    is measured, whatever starts before the deadline may start."""
+    from card_envs.agents import search_flat
+
+    clock = Clock()
+    monkeypatch.setattr(search_flat, "time", clock)
+    budget = search_flat._Clock(clock.now + 0.050)
+    assert budget.fits(round_start=True) and budget.fits()
+    budget.set_up(0.010)
+    budget.rolled_out(0.012)
+    budget.rolled_out(0.008)  # a mean of 10 ms
+    clock.now += 0.035  # 15 ms left
+    assert budget.fits() and not budget.fits(round_start=True)
+    clock.now += 0.006  # 9 ms left
+    assert not budget.fits()
+    assert search_flat._Clock(None).fits(round_start=True)  # no time budget

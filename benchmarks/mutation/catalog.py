@@ -2468,6 +2468,16 @@ CATALOG: tuple[Mutant, ...] = (
             "40's fix: 55 ms a decision at time_ms=50 in Dogpile)",
     ),
     Mutant(
+        id="search-flat-deadline-ignores-a-rounds-set-up",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="        if round_start and self.setups:\n",
+        new="        if False:\n",
+        tests=(f"{FLAT_TESTS}::test_flat_clock_counts_a_rounds_set_up_before_starting_it",),
+        why="a round is started whose clone and resample leave no time for a rollout: its "
+            "set-up is wasted and it is dropped",
+    ),
+    Mutant(
         id="search-flat-every-candidate-on-one-world",
         area="agents",
         path=SEARCH_FLAT,
