@@ -158,20 +158,22 @@ def _pick(options: list[int], rng: Any) -> int:
 
 def decide(observation: Any, action_mask: Any, rng: Any, at: Offsets, ace_high: bool) -> int:
     """The heuristic's move (see its module docstring) from one seat's observation."""
-    legal = np.flatnonzero(action_mask)
-    if legal.size == 1:
-        return int(legal[0])
-    hits: list[int] = np.flatnonzero(observation[:at.read_end] == 1.0).tolist()
+    # Array methods, not numpy's functions (flatnonzero, argmax): the same results on these
+    # flat arrays, without a Python-level wrapper each.
+    if np.count_nonzero(action_mask) == 1:
+        return int(action_mask.nonzero()[0][0])
+    hits: list[int] = (observation[:at.read_end] == 1.0).nonzero()[0].tolist()
     pile_end = at.pile + NUM_SLOTS * SLOT_FEATURES
-    occupied = [v > 0.5 for v in observation[at.pile:pile_end:SLOT_FEATURES].tolist()]
+    occupied: list[bool] = (observation[at.pile:pile_end:SLOT_FEATURES] > 0.5).tolist()
     known = exact_cards(hits, at.pile, NUM_SLOTS, SLOT_FEATURES, 2)
     for t in range(NUM_SLOTS):
         if not occupied[t]:
             known[t] = -1
-    phase = int(np.argmax(observation[at.phase:at.phase_end]))
+    phase = int(observation[at.phase:at.phase_end].argmax())
     if phase == 1:  # sniffing: look at bones nobody has shown us
         unknown = [t for t in range(NUM_SLOTS) if occupied[t] and known[t] < 0]
-        pick = unknown if unknown else [a - DIG for a in legal.tolist() if a < DOWN]
+        pick = unknown if unknown else [
+            a - DIG for a in action_mask[:DOWN].nonzero()[0].tolist()]
         return DIG + _pick(pick, rng)
     empty = [t for t in range(NUM_SLOTS) if not occupied[t]]
     if phase == 2:  # shuffling back face down
