@@ -151,3 +151,32 @@ def test_its_random_pick_is_numpys_choice() -> None:
         options = list(range(5, 5 + n))
         assert _pick(options, ours) == int(numpys.choice(options))
     assert ours.integers(2**62) == numpys.integers(2**62)
+
+
+def test_a_copied_or_pickled_heuristic_plays_on_as_the_original() -> None:
+    """Its offsets are a compiled class that copy and pickle cannot rebuild (in the compiled
+    build); a copy derives them again and, with its random stream, makes the same moves."""
+    import copy
+    import pickle
+
+    from card_envs.games.dogpile.engine import DogpileEngine
+
+    engine = DogpileEngine(num_players=2)
+    engine.reset(seed=5)
+    heuristic = DogpileHeuristic(num_players=2)
+    heuristic.seed(11)
+
+    def moves(agent: DogpileHeuristic, steps: int) -> list[int]:
+        world, out = engine.clone(), []
+        for _ in range(steps):
+            if world.done:
+                break
+            seat = world.current_player
+            out.append(agent.act(world.observation(seat), world.legal_mask()))
+            world.step(out[-1])
+        return out
+
+    moves(heuristic, 7)  # its stream moved on, its caches filled
+    for copied in (copy.deepcopy(heuristic), pickle.loads(pickle.dumps(heuristic))):
+        assert type(copied.offsets) is type(heuristic.offsets)
+        assert moves(copied, 60) == moves(copy.deepcopy(heuristic), 60)

@@ -38,6 +38,18 @@ class DogpileHeuristic(Agent):
         self.offsets = Offsets(engine.layout.slices)
         self.rng = np.random.default_rng()
 
+    # ``Offsets`` is a compiled (mypyc) class, which copy and pickle cannot rebuild: a copy
+    # (a copied env's opponents, a pickled evaluator) takes everything else and derives it
+    # again from the layout.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["offsets"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.offsets = Offsets(self.layout.slices)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if observation.shape[-1] != self.layout.size:
             self.layout.decode(observation)  # raises, naming the sizes
