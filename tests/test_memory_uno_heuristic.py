@@ -5,9 +5,17 @@ low and clearly below every opponent's estimate."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from card_envs.games.memory_uno.engine import DRAWN, SLOTS, TURN, WINDOW, MemoryUnoEngine
+from card_envs.games.memory_uno.engine import (
+    DRAWN,
+    KIND_MATCH_KEYS,
+    SLOTS,
+    TURN,
+    WINDOW,
+    MemoryUnoEngine,
+)
 from card_envs.games.memory_uno.heuristic import MemoryUnoHeuristic
 from tests.engine_helpers import play
 from tests.test_memory_uno_rules import mu
@@ -82,3 +90,112 @@ def test_it_calls_the_round_when_its_hand_is_low_and_clearly_below_every_opponen
         hands: list[list[str]], seen: list[int], calls: bool) -> None:
     choice = _choice(_knowing(hands, seen))
     assert (choice == "call") == calls, choice
+
+
+# -- the compiled decision (heuristic_rules) plays the numpy version's moves -------------------
+
+SETTINGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 6},
+            *MemoryUnoEngine.TEST_VARIANTS]
+
+
+def _positions(config: dict, episodes: int, seed: int = 0):
+    """(observation, mask) of every decision of ``episodes`` episodes, each move the
+    heuristic's or (a third of them) a random legal one, so that odd positions come too."""
+    from tests.memory_uno_numpy_heuristic import NumpyMemoryUnoHeuristic
+
+    engine = MemoryUnoEngine(**config)
+    agent = NumpyMemoryUnoHeuristic(**config)
+    rng = np.random.default_rng(seed)
+    for episode in range(episodes):
+        engine.reset(seed=seed + episode)
+        while not engine.done:
+            observation, mask = engine.observation(engine.current_player), engine.legal_mask()
+            yield observation, mask
+            move = agent.act(observation, mask)
+            if rng.random() < 1 / 3:
+                move = int(rng.choice(np.flatnonzero(mask)))
+            engine.step(move)
+
+
+def _outcome(agent, observation, mask):
+    try:
+        return agent.act(observation, mask)
+    except Exception as error:  # the same bad input must fail the same way
+        return type(error).__name__
+
+
+def _name(config: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in config.items())
+
+
+@pytest.mark.parametrize("config", SETTINGS, ids=_name)
+def test_its_moves_are_the_numpy_versions_in_random_and_heuristic_play(config: dict) -> None:
+    from tests.memory_uno_numpy_heuristic import NumpyMemoryUnoHeuristic
+
+    ours, numpys = MemoryUnoHeuristic(**config), NumpyMemoryUnoHeuristic(**config)
+    count = 0
+    for observation, mask in _positions(config, episodes=12):
+        assert ours.act(observation, mask) == numpys.act(observation, mask)
+        count += int(mask.sum()) > 1
+    assert count > 100
+
+
+def test_its_moves_are_the_numpy_versions_on_perturbed_observations() -> None:
+    """Any value in the fields it reads (fractions, several ones in a one-hot, a zero top or
+    drawn card, NaN, none selected) and any mask: the same move, or the same error."""
+    from tests.memory_uno_numpy_heuristic import NumpyMemoryUnoHeuristic
+
+    rng = np.random.default_rng(7)
+    values = np.array([0.0, 1.0, 1.0, 0.5, 0.3, 0.7, -1.0, 2.0, np.nan], dtype=np.float32)
+    outcomes: set = set()
+    for config in ({"num_players": 2}, {"num_players": 4, "match": "rank"}):
+        ours, numpys = MemoryUnoHeuristic(**config), NumpyMemoryUnoHeuristic(**config)
+        size = ours.layout.size
+        for observation, mask in _positions(config, episodes=6, seed=3):
+            for _ in range(3):
+                odd, odd_mask = observation.copy(), mask.copy()
+                where = rng.integers(0, size, size=int(rng.integers(1, 12)))
+                odd[where] = rng.choice(values, size=where.size)
+                if rng.random() < 0.3:
+                    odd_mask = (rng.random(mask.size) < 0.3).astype(mask.dtype)
+                expected = _outcome(numpys, odd, odd_mask)
+                assert _outcome(ours, odd, odd_mask) == expected
+                outcomes.add(expected if isinstance(expected, str) else "move")
+    assert "move" in outcomes and "IndexError" in outcomes
+
+
+def test_a_seats_sum_is_numpys_to_the_last_bit() -> None:
+    """Its estimates add a seat's eight float values as numpy's ``sum`` does (pairwise): if a
+    numpy release changed that order, this fails before the recorded moves do."""
+    from card_envs.games.memory_uno.heuristic_rules import UNKNOWN_VALUE, seat_sum
+
+    rng = np.random.default_rng(1)
+    choices = np.array([0.0, 1.0, 2.0, 10.0, -1.0, UNKNOWN_VALUE, 1e16, 0.1])
+    for _ in range(3000):
+        value = rng.choice(choices, size=16) * rng.choice([1.0, rng.random()], size=16)
+        for start in (0, 8):
+            assert seat_sum(value.tolist(), start) == float(value[start:start + 8].sum())
+
+
+def test_a_copied_or_pickled_heuristic_plays_on_as_the_original() -> None:
+    """Its reading is a compiled class that copy and pickle cannot rebuild (in the compiled
+    build); a copy derives it again and makes the same moves."""
+    import copy
+    import pickle
+
+    config = {"num_players": 3, "match": "points"}
+    heuristic = MemoryUnoHeuristic(**config)
+    positions = list(_positions(config, episodes=2))
+    expected = [heuristic.act(o, m) for o, m in positions]
+    for copied in (copy.deepcopy(heuristic), pickle.loads(pickle.dumps(heuristic))):
+        assert type(copied.reading) is type(heuristic.reading)
+        assert copied.reading.match_key == list(KIND_MATCH_KEYS["points"])
+        assert [copied.act(o, m) for o, m in positions] == expected
+
+
+def test_a_wrong_sized_observation_is_refused_naming_the_sizes() -> None:
+    heuristic = MemoryUnoHeuristic(num_players=2)
+    engine = MemoryUnoEngine(num_players=3)
+    engine.reset(seed=0)
+    with pytest.raises(ValueError, match=str(heuristic.layout.size)):
+        heuristic.act(engine.observation(0), engine.legal_mask())

@@ -53,7 +53,7 @@ GYM_ENV = "card_envs/core/gym_env.py"
 CONVENTIONS = "card_envs/core/conventions.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 DOGPILE_HEURISTIC_RULES = "card_envs/games/dogpile/heuristic_rules.py"
-MEMORY_UNO_HEURISTIC = "card_envs/games/memory_uno/heuristic.py"
+MEMORY_UNO_HEURISTIC_RULES = "card_envs/games/memory_uno/heuristic_rules.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -603,20 +603,55 @@ CATALOG: tuple[Mutant, ...] = (
     Mutant(
         id="mu-heuristic-never-calls",
         area="memory_uno",
-        path=MEMORY_UNO_HEURISTIC,
-        old="        if mine > CALL_LIMIT and not late:\n            return False\n",
-        new="        return False\n",
+        path=MEMORY_UNO_HEURISTIC_RULES,
+        old="    if mine > CALL_LIMIT and not late:\n        return False\n",
+        new="    return False\n",
         tests=("tests/test_memory_uno_heuristic.py",),
         why="the heuristic never calls the round, whatever its known hand",
     ),
     Mutant(
         id="mu-heuristic-calls-without-comparing",
         area="memory_uno",
-        path=MEMORY_UNO_HEURISTIC,
-        old="            if float(value[seat].sum()) - mine < margin:\n",
-        new="            if False:\n",
+        path=MEMORY_UNO_HEURISTIC_RULES,
+        old="        if seat_sum(value, r * SLOTS) - mine < margin:\n",
+        new="        if False:\n",
         tests=("tests/test_memory_uno_heuristic.py",),
         why="the heuristic calls on any low hand, without weighing the opponents' estimates",
+    ),
+    Mutant(
+        id="mu-heuristic-sums-a-seat-in-order",
+        area="memory_uno",
+        path=MEMORY_UNO_HEURISTIC_RULES,
+        old="    return (((v[s] + v[s + 1]) + (v[s + 2] + v[s + 3]))\n"
+            "            + ((v[s + 4] + v[s + 5]) + (v[s + 6] + v[s + 7])))\n",
+        new="    return (((((((v[s] + v[s + 1]) + v[s + 2]) + v[s + 3]) + v[s + 4]) + v[s + 5])\n"
+            "             + v[s + 6]) + v[s + 7])\n",
+        tests=("tests/test_memory_uno_heuristic.py::test_a_seats_sum_is_numpys_to_the_last_bit",),
+        why="a seat's estimate added left to right, not in numpy's pairwise order: the same "
+            "value but for the last bit, which can flip a call at the margin",
+    ),
+    Mutant(
+        id="mu-heuristic-argmax-takes-the-last-of-equals",
+        area="memory_uno",
+        path=MEMORY_UNO_HEURISTIC_RULES,
+        old="        if x > values[best]:\n",
+        new="        if x >= values[best]:\n",
+        tests=("tests/test_memory_uno_heuristic.py::"
+               "test_its_moves_are_the_numpy_versions_on_perturbed_observations",),
+        why="a one-hot field with two set entries read as the last, where numpy's argmax "
+            "reads the first",
+    ),
+    Mutant(
+        id="mu-heuristic-reads-no-top-as-an-ace",
+        area="memory_uno",
+        path=MEMORY_UNO_HEURISTIC_RULES,
+        old="        if values[i] != 0.0:\n            return argmax(values, start, NUM_KINDS)\n"
+            "    return -1\n",
+        new="        if values[i] != 0.0:\n            return argmax(values, start, NUM_KINDS)\n"
+            "    return 0\n",
+        tests=("tests/test_memory_uno_heuristic.py::"
+               "test_its_moves_are_the_numpy_versions_on_perturbed_observations",),
+        why="an empty graveyard top (or no drawn card) read as kind 0, an Ace",
     ),
     # -- Mega Mem-Ory ------------------------------------------------------------------------------
     Mutant(
