@@ -67,3 +67,26 @@ def test_copy_state_copies_a_tracker_deeply() -> None:
     np.testing.assert_array_equal(new.known, tracker.known)
     new.show(2, 11, [1])
     assert tracker.known[1, 2] != 11 and new.known[1, 2] == 11
+
+
+@pytest.mark.parametrize("config", [{"num_players": 3, "episode": "game"},
+                                    {"num_players": 2, "match": "points", "memory": 0.3}])
+def test_memory_uno_clones_share_only_tables_that_play_never_writes(config: dict) -> None:
+    """Memory-Uno's clones share its fixed tables (``CLONE_SHARED``) with the original: whole
+    games played on clones (resampled, dealt again, reset) leave every one as it was."""
+    from card_envs.games.memory_uno.engine import MemoryUnoEngine
+
+    engine = MemoryUnoEngine(**config)
+    engine.reset(seed=1)
+    tables = {name: copy.deepcopy(getattr(engine, name)) for name in engine.CLONE_SHARED}
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        clone = engine.clone()
+        assert all(getattr(clone, name) is getattr(engine, name) for name in tables)
+        clone.resample_hidden(clone.current_player, rng)
+        for episode in range(2):
+            while not clone.done:
+                clone.step(int(rng.choice(np.flatnonzero(clone.legal_mask()))))
+            clone.reset(seed=seed * 2 + episode)
+    for name, table in tables.items():
+        np.testing.assert_equal(getattr(engine, name), table, err_msg=name)

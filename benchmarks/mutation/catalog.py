@@ -2555,6 +2555,17 @@ CATALOG: tuple[Mutant, ...] = (
             "changes the real position",
     ),
     Mutant(
+        id="mu-window-queue-aliases-the-shared-order",
+        area="memory_uno",
+        path=MEMORY_UNO,
+        old="        self.queue = self._window_order[placer][:]\n",
+        new="        self.queue = self._window_order[placer]\n",
+        tests=("tests/test_engine_clone.py::"
+               "test_memory_uno_clones_share_only_tables_that_play_never_writes",),
+        why="a reaction window's queue is the fixed table itself, which clones share: the "
+            "window's pops empty the original's table",
+    ),
+    Mutant(
         id="clone-copies-an-object-twice",
         area="core",
         path=ENGINE,

@@ -150,7 +150,9 @@ class MemoryUnoEngine(Engine):
     # Views into ``_src``, the tracker's memory, ``_mask``, ``_occ2``, the round template, the
     # zero scores and a full window queue: rebound rather than copied or pickled (memoryviews
     # cannot be either).
-    CLONE_SHARED = ("_off", "_peeks", "_rel_slot", "_deal_order")  # fixed tables: clones share them
+    # Fixed tables, never written after construction: clones share them.
+    CLONE_SHARED = ("_off", "_peeks", "_rel_slot", "_deal_order", "_gidx", "_seat_rows",
+                    "_deck_rows", "_window_order", "_round_template", "_match")
     BOUND_VIEWS = ("witnessed", "_kk", "_gmem", "_dmem", "_drawn_v", "_kcol", "_wcol", "_kkcol",
                    "_sv", "_known_v", "_mask_v", "_occ2_v", "_rel_occ_v", "_template_v",
                    "_no_scores_v", "_whole_queue_v")
