@@ -1,12 +1,12 @@
 """The compiled build: which modules mypyc compiles, and which build an import runs.
 
 ``pip install`` compiles :data:`MODULES` (the rules engines, the knowledge tracker and the AEC
-env: the code every step runs; and Dogpile's heuristic decision, which a search's rollouts run
-at nearly every step) to C extensions with mypyc, from the same sources (``setup.py``).
-The envs step 1.5 to 1.9 times as fast as with the plain-Python modules, and play exactly the
-same games (the golden playthroughs are replayed by both builds). ``import card_envs`` runs the
-compiled modules when they are present and built from the sources beside them, else the
-plain-Python sources:
+env: the code every step runs; and the heuristic decisions of Dogpile and Memory-Uno, which a
+search's rollouts run at nearly every step) to C extensions with mypyc, from the same sources
+(``setup.py``). The envs step 1.5 to 1.9 times as fast as with the plain-Python modules, and
+play exactly the same games (the golden playthroughs are replayed by both builds).
+``import card_envs`` runs the compiled modules when they are present and built from the sources
+beside them, else the plain-Python sources:
 
 * ``CARD_ENVS_PURE_PYTHON=1`` at build time installs no extension (no C compiler needed);
   at run time it makes the import ignore the extensions (to debug, or to check both builds).
