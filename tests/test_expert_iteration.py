@@ -171,6 +171,90 @@ def test_a_search_spec_ending_in_a_policy_zip_is_the_search(tmp_path: Path) -> N
     assert actor.agent.settings.policy == str(path)
 
 
+# -- the heuristic's clone, then the search's corrections ------------------------------------------
+ROUNDS = {"games": 2, "dagger_rounds": 1, "dagger_games": 1}
+FLAT = "search:method=flat,rollout=heuristic,simulations=12"
+
+
+def test_a_flat_search_teaches_its_move_alone() -> None:
+    """Flat search's rollout counts are sequential halving's schedule (the heuristic's move is
+    always kept in), not a preference: its target is its move, one-hot."""
+    engine = make_engine("roy", num_players=2)
+    engine.reset(seed=11)
+    agent = SearchAgent("roy", engine.config, seed=2, method="flat", rollout="heuristic",
+                        simulations=40)
+    for _ in range(12):
+        if int(engine.legal_mask().sum()) > 2:
+            break
+        engine.step(int(np.flatnonzero(engine.legal_mask())[0]))
+    action, dist = agent.distribution_in(engine)
+    assert len(agent.last_visits) > 1  # several moves were rolled out ...
+    expected = np.zeros(engine.num_actions, np.float32)
+    expected[action] = 1.0
+    assert np.array_equal(dist, expected)  # ... yet only the move is taught
+
+
+def test_the_dagger_rounds_have_their_own_labeller(monkeypatch) -> None:
+    """``dagger_teacher``: the heuristic's games are cloned, the policy's DAgger games are
+    labelled by the search, and the two collections train together (the clone's labels as
+    one-hot targets)."""
+    import training.pretrain as pt
+
+    seen: list = []
+    joined: list = []
+    real_collect, real_clone = pt.collect, pt.behaviour_clone
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["teacher"])
+        return real_collect(*args, **kwargs)
+
+    def clone_spy(model, data, *args, **kwargs):
+        joined.append(data)
+        return real_clone(model, data, *args, **kwargs)
+
+    monkeypatch.setattr(pt, "collect", spy)
+    monkeypatch.setattr(pt, "behaviour_clone", clone_spy)
+    pretrain(_fresh_roy_model(), "roy", {"num_players": 2}, games=2, epochs=1, batch_size=64,
+             learning_rate=1e-3, max_decisions=2_000, seed=0, dagger_rounds=1, dagger_games=1,
+             dagger_epochs=1, dagger_teacher=FLAT)
+    assert seen[0] == "heuristic"
+    assert seen[1].method == "flat" and seen[1].simulations == 12
+    clone, both = joined
+    assert clone.targets is None and both.targets is not None
+    n = len(clone)
+    assert len(both) > n
+    one_hot = np.zeros(clone.masks.shape, np.float32)
+    one_hot[np.arange(n), clone.actions] = 1.0
+    assert np.array_equal(both.targets[:n], one_hot)  # the heuristic's labels, one-hot
+    assert np.array_equal(both.observations[:n], clone.observations)
+    assert np.allclose(both.targets[n:].sum(1), 1.0)
+    assert np.array_equal(both.targets[n:].argmax(1), both.actions[n:])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"dagger_teacher": FLAT}, r"dagger_teacher: .*needs dagger_rounds >= 1"),
+    ({"dagger_rounds": 1, "dagger_teacher": "random"},
+     r"dagger_teacher: expected 'heuristic' or 'search"),
+    ({"dagger_rounds": 1, "dagger_teacher": "search:c=-1"},
+     r"dagger_teacher: invalid search settings: c=-1"),
+    ({"dagger_rounds": 1, "dagger_teacher": FLAT, "policy_prior": True},
+     r"policy_prior: method=flat takes no prior"),
+    ({"dagger_rounds": 1, "teacher": "search:simulations=3", "dagger_teacher": "heuristic",
+      "policy_prior": True}, r"policy_prior: .*needs a search labelling them"),
+])
+def test_pretrain_refuses_a_labeller_it_cannot_use(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        pretrain(_fresh_roy_model(), "roy", {"num_players": 2}, games=2, epochs=1,
+                 batch_size=64, learning_rate=1e-3, max_decisions=500, seed=0,
+                 dagger_games=1, **kwargs)
+
+
+def test_a_flat_search_takes_a_policy_only_for_its_rollouts(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"method=flat reads policy=\.\.\. only as its "
+                                         r"rollout agent"):
+        SearchAgent(None, method="flat", policy=str(tmp_path / "p.zip"))
+
+
 # -- config and self-play opponents --------------------------------------------------------------
 @pytest.mark.parametrize("section, message", [
     ({"pretrain": {"teacher": "random"}},
@@ -180,9 +264,21 @@ def test_a_search_spec_ending_in_a_policy_zip_is_the_search(tmp_path: Path) -> N
     ({"pretrain": {"teacher": "search:rollout=nobody"}},
      r"pretrain\.teacher: invalid search settings: rollout='nobody'"),
     ({"pretrain": {"games": 2, "policy_prior": True}},
-     r"pretrain\.policy_prior: .*needs pretrain\.teacher: search"),
+     r"pretrain\.policy_prior: .*needs a search labelling them"),
     ({"pretrain": {"games": 2, "teacher": "search", "policy_prior": True}},
      r"pretrain\.policy_prior: .*dagger_rounds >= 1"),
+    ({"pretrain": {**ROUNDS, "teacher": "search", "dagger_teacher": "heuristic",
+                   "policy_prior": True}},
+     r"pretrain\.policy_prior: .*needs a search labelling them"),
+    ({"pretrain": {**ROUNDS, "dagger_teacher": "search:method=flat,rollout=heuristic",
+                   "policy_prior": True}},
+     r"pretrain\.policy_prior: method=flat takes no prior"),
+    ({"pretrain": {"games": 2, "dagger_teacher": "search"}},
+     r"pretrain\.dagger_teacher: .*needs pretrain\.dagger_rounds >= 1"),
+    ({"pretrain": {**ROUNDS, "dagger_teacher": "random"}},
+     r"pretrain\.dagger_teacher: expected 'heuristic' or a search agent spec"),
+    ({"pretrain": {**ROUNDS, "dagger_teacher": "search:z=-1"}},
+     r"pretrain\.dagger_teacher: invalid search settings: z=-1"),
     ({"selfplay": {"opponents": {"search": 1.0}, "search": "heuristic"}},
      r"selfplay\.search: expected a search agent spec"),
     ({"selfplay": {"opponents": {"search": 1.0}, "search": "search:c=-1"}},

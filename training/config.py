@@ -213,9 +213,14 @@ class PretrainConfig(_Strict):
         "heuristic", description="who plays the games and labels the moves: heuristic, or a "
                                  "search agent spec search[:<key>=<value>,...] (its visit "
                                  "counts are the targets)")
+    dagger_teacher: str | None = Field(
+        None, description="who labels the DAgger rounds' positions: heuristic, or a search "
+                          "agent spec; null: the teacher (e.g. clone the heuristic's many "
+                          "cheap games, then let the search correct the policy's own)")
     policy_prior: bool = Field(
-        False, description="in each DAgger round the search teacher takes the policy trained "
-                           "so far as its prior (expert iteration); needs a search teacher")
+        False, description="in each DAgger round the search labeller takes the policy trained "
+                           "so far as its prior (expert iteration); needs a tree search "
+                           "(method=ismcts) labelling the DAgger rounds")
 
 
 class RLlibSettings(_Strict):
@@ -370,23 +375,38 @@ def _check_search(cfg: Config) -> None:
 
     pt = cfg.pretrain
     specs = [("pretrain.teacher", pt.teacher)]
+    if pt.dagger_teacher is not None:
+        specs.append(("pretrain.dagger_teacher", pt.dagger_teacher))
     if cfg.selfplay.opponents.get("search", 0) > 0:
         specs.append(("selfplay.search", cfg.selfplay.search))
+    parsed: dict[str, SearchSettings | None] = {}
     for key, spec in specs:
-        if key == "pretrain.teacher" and spec == "heuristic":
+        teaches = key.startswith("pretrain.")
+        if teaches and spec == "heuristic":
+            parsed[key] = None
             continue
         if not (spec == "search" or spec.startswith("search:")):
-            allowed = "'heuristic' or " if key == "pretrain.teacher" else ""
+            allowed = "'heuristic' or " if teaches else ""
             raise ConfigError(f"{key}: expected {allowed}a search agent spec "
                               f"'search[:<key>=<value>,...]', got {spec!r}")
         try:
-            SearchSettings.parse(spec.partition(":")[2])
+            parsed[key] = SearchSettings.parse(spec.partition(":")[2])
         except ValueError as err:
             raise ConfigError(f"{key}: {err}") from None
-    if pt.policy_prior and (pt.teacher == "heuristic" or not pt.dagger_rounds):
-        raise ConfigError("pretrain.policy_prior: the policy becomes the search teacher's "
-                          "prior in DAgger rounds: it needs pretrain.teacher: search:... and "
+    if pt.dagger_teacher is not None and not pt.dagger_rounds:
+        raise ConfigError("pretrain.dagger_teacher: labels the DAgger rounds: it needs "
                           "pretrain.dagger_rounds >= 1")
+    if pt.policy_prior:
+        labeller = parsed["pretrain.dagger_teacher" if pt.dagger_teacher is not None
+                          else "pretrain.teacher"]
+        if labeller is None or not pt.dagger_rounds:
+            raise ConfigError("pretrain.policy_prior: the policy becomes the search "
+                              "labeller's prior in DAgger rounds: it needs a search labelling "
+                              "them (pretrain.teacher or pretrain.dagger_teacher: search:...) "
+                              "and pretrain.dagger_rounds >= 1")
+        if labeller.method != "ismcts":
+            raise ConfigError("pretrain.policy_prior: method=flat takes no prior; the DAgger "
+                              "rounds' search must be the tree (method=ismcts)")
 
 
 def _check_torch(cfg: Config, check_cuda: bool) -> None:

@@ -96,14 +96,17 @@ class _Game:
 TEACHERS = "'heuristic' or 'search[:<key>=<value>,...]'"
 
 
-def check_teacher(teacher: Any) -> SearchSettings | None:
+def check_teacher(teacher: Any, key: str = "teacher") -> SearchSettings | None:
     """None for the heuristic, a search teacher's settings, or ``ValueError`` naming the
-    problem (an unknown teacher, a bad search setting)."""
+    problem (an unknown teacher, a bad search setting) and ``key``."""
     if teacher == "heuristic":
         return None
     if not isinstance(teacher, str) or not (teacher == "search" or teacher.startswith("search:")):
-        raise ValueError(f"teacher: expected {TEACHERS}, got {teacher!r}")
-    return SearchSettings.parse(teacher.partition(":")[2])
+        raise ValueError(f"{key}: expected {TEACHERS}, got {teacher!r}")
+    try:
+        return SearchSettings.parse(teacher.partition(":")[2])
+    except ValueError as err:
+        raise ValueError(f"{key}: {err}") from None
 
 
 def collect(game: str, env_config: dict, games: int, max_decisions: int,
@@ -311,14 +314,24 @@ def policy_driver(policy: Any, seed: int) -> Callable[[np.ndarray, np.ndarray], 
 
 
 def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
-    """Both collections (one teacher's: both with targets or neither)."""
+    """Both collections. Where only one has a search's targets (the heuristic's clone, then
+    search-labelled DAgger rounds), the other's labels become one-hot targets: the same loss."""
     targets = None
-    if a.targets is not None and b.targets is not None:
-        targets = np.concatenate([a.targets, b.targets])
+    if a.targets is not None or b.targets is not None:
+        targets = np.concatenate([_targets_of(a), _targets_of(b)])
     return Demonstrations(np.concatenate([a.observations, b.observations]),
                           np.concatenate([a.masks, b.masks]),
                           np.concatenate([a.actions, b.actions]),
                           np.concatenate([a.returns, b.returns]), targets)
+
+
+def _targets_of(data: Demonstrations) -> np.ndarray:
+    """``data``'s targets, or its labels one-hot."""
+    if data.targets is not None:
+        return data.targets
+    one_hot = np.zeros(data.masks.shape, np.float32)
+    one_hot[np.arange(len(data)), data.actions] = 1.0
+    return one_hot
 
 
 def _with_policy_prior(settings: SearchSettings, model: MaskablePPO, game: str,
@@ -337,20 +350,32 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
                      batch_size: Any, learning_rate: Any, max_decisions: Any, reward: Any,
                      reward_scale: Any, dagger_rounds: Any, dagger_games: Any,
                      dagger_epochs: Any, teacher: Any = "heuristic",
-                     policy_prior: Any = False) -> SearchSettings | None:
+                     policy_prior: Any = False, dagger_teacher: Any = None
+                     ) -> tuple[SearchSettings | None, SearchSettings | None]:
     """Called directly (a config is checked on load), a model of another game or player count
     failed in torch's matrix product, no games or decisions in torch.cat, a batch size of 0 in
-    range(), and an unknown reward mode was paid as "learner" without a word."""
+    range(), and an unknown reward mode was paid as "learner" without a word. Returns the
+    teacher's and the DAgger labeller's search settings (None: the heuristic)."""
     from card_envs.agents.policy import check_policy_fits
 
     check_reward(reward, reward_scale)
     check_policy_fits(model, game, env_config, "model")
     settings = check_teacher(teacher)
+    labeller = settings
+    if dagger_teacher is not None:
+        if not dagger_rounds:
+            raise ValueError("dagger_teacher: labels the DAgger rounds: it needs "
+                             "dagger_rounds >= 1")
+        labeller = check_teacher(dagger_teacher, "dagger_teacher")
     if not isinstance(policy_prior, bool):
         raise ValueError(f"policy_prior: expected true or false, got {policy_prior!r}")
-    if policy_prior and (settings is None or not dagger_rounds):
-        raise ValueError("policy_prior: the policy becomes the search teacher's prior in "
-                         "DAgger rounds: it needs a search teacher and dagger_rounds >= 1")
+    if policy_prior and (labeller is None or not dagger_rounds):
+        raise ValueError("policy_prior: the policy becomes the search labeller's prior in "
+                         "DAgger rounds: it needs a search labelling them (teacher or "
+                         "dagger_teacher) and dagger_rounds >= 1")
+    if policy_prior and labeller is not None and labeller.method != "ismcts":
+        raise ValueError("policy_prior: method=flat takes no prior; the DAgger rounds' "
+                         "search must be the tree (method=ismcts)")
 
     counts = {"games": games, "epochs": epochs, "batch_size": batch_size,
               "max_decisions": max_decisions}
@@ -361,7 +386,7 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
     if (isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float))
             or not 0 < learning_rate < np.inf):
         raise ValueError(f"learning_rate: expected a number > 0, got {learning_rate!r}")
-    return settings
+    return settings, labeller
 
 
 def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs: int,
@@ -369,25 +394,29 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
              dagger_rounds: int = 0, dagger_games: int = 0, dagger_epochs: int = 2,
              should_stop: Callable[[], bool] | None = None, teacher: str = "heuristic",
-             policy_prior: bool = False) -> dict[str, float]:
+             policy_prior: bool = False, dagger_teacher: str | None = None
+             ) -> dict[str, float]:
     """Clone the teacher's games (``teacher``: "heuristic" or a search agent spec, see
     :func:`collect`), then ``dagger_rounds`` times add ``dagger_games`` games played by the
-    policy so far (labelled by the teacher; with ``policy_prior``, by the search with that
-    policy as its prior: expert iteration) and train ``dagger_epochs`` more on everything
-    gathered. The held-out share is the newest games: the policy's own. ``should_stop`` (asked
-    often: a few decisions or one minibatch apart) returning True raises
-    :class:`WarmStartStopped`, leaving the policy part-trained. The stats split the wall time
-    into the teacher's games (``teacher_seconds``) and the cloning (``clone_seconds``)."""
-    settings = _check_arguments(model, game, env_config, games, epochs, batch_size,
-                                learning_rate, max_decisions, reward, reward_scale,
-                                dagger_rounds, dagger_games, dagger_epochs, teacher,
-                                policy_prior)
+    policy so far (labelled by ``dagger_teacher``, by default the teacher; with
+    ``policy_prior``, by that search with the policy as its prior: expert iteration) and train
+    ``dagger_epochs`` more on everything gathered. The held-out share is the newest games:
+    the policy's own. ``should_stop`` (asked often: a few decisions or one minibatch apart)
+    returning True raises :class:`WarmStartStopped`, leaving the policy part-trained. The
+    stats split the wall time into the teacher's games (``teacher_seconds``) and the cloning
+    (``clone_seconds``)."""
+    settings, dagger_settings = _check_arguments(
+        model, game, env_config, games, epochs, batch_size, learning_rate, max_decisions,
+        reward, reward_scale, dagger_rounds, dagger_games, dagger_epochs, teacher,
+        policy_prior, dagger_teacher)
     start = time.time()
     cloning = 0.0  # of the wall time: the rest is the teacher's games
     with tempfile.TemporaryDirectory(prefix="card-envs-exit-") as folder:
-        labeller: str | SearchSettings = teacher if settings is None else settings
         data = collect(game, env_config, games, max_decisions, seed, reward, reward_scale,
-                       should_stop=should_stop, teacher=labeller)
+                       should_stop=should_stop,
+                       teacher="heuristic" if settings is None else settings)
+        labeller: str | SearchSettings = (
+            "heuristic" if dagger_settings is None else dagger_settings)
         began = time.time()
         stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed,
                                 should_stop=should_stop)
@@ -395,8 +424,9 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
         for r in range(1, dagger_rounds + 1):
             model.policy.set_training_mode(False)
             if policy_prior:
-                assert settings is not None  # _check_arguments
-                labeller = _with_policy_prior(settings, model, game, env_config, folder, r)
+                assert dagger_settings is not None  # _check_arguments
+                labeller = _with_policy_prior(dagger_settings, model, game, env_config,
+                                              folder, r)
             more = collect(game, env_config, dagger_games, max_decisions, seed + r, reward,
                            reward_scale, driver=policy_driver(model.policy, seed + r),
                            should_stop=should_stop, teacher=labeller)

@@ -786,7 +786,7 @@ def warm_start(model: MaskablePPO, cfg: Config,
                     reward_scale=sp.reward_scale, dagger_rounds=pt.dagger_rounds,
                     dagger_games=pt.dagger_games, dagger_epochs=pt.dagger_epochs,
                     should_stop=should_stop, teacher=pt.teacher,
-                    policy_prior=pt.policy_prior)
+                    policy_prior=pt.policy_prior, dagger_teacher=pt.dagger_teacher)
 
 
 def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | None,

@@ -138,6 +138,9 @@ class SearchSettings:
             problems.append("method=flat scores every root move by rollouts: it takes no "
                             "prior, leaf=value or opponents=rollout (the rollout agent plays "
                             "every seat)")
+        if self.method == "flat" and self.policy is not None and self.rollout != "policy":
+            problems.append("method=flat reads policy=... only as its rollout agent "
+                            "(rollout=policy): it has no priors")
         if self.policy is not None and self.prior != "none":
             problems.append(f"prior={self.prior} and policy=... both give move priors: "
                             "choose one")
@@ -305,10 +308,12 @@ class SearchAgent(Agent):
     def distribution_in(self, engine: Any) -> tuple[int, np.ndarray]:
         """:meth:`act_in`'s move and the search's move distribution: the root's visit counts
         over every action (``legal_mask()``'s length), normalised: a teacher's targets for
-        behaviour cloning (with one legal move, all on it). The search is act_in's."""
+        behaviour cloning (with one legal move, all on it). The search is act_in's.
+        ``method=flat`` gives its move alone: its rollout counts are sequential halving's
+        schedule (the heuristic's move is never halved away), not a preference over moves."""
         action = self.act_in(engine)
         dist = np.zeros(len(engine.legal_mask()), dtype=np.float32)
-        if self.last_visits:
+        if self.last_visits and self.settings.method != "flat":
             total = sum(self.last_visits.values())
             for a, n in self.last_visits.items():
                 dist[a] = n / total
