@@ -54,6 +54,7 @@ CONVENTIONS = "card_envs/core/conventions.py"
 DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 DOGPILE_HEURISTIC_RULES = "card_envs/games/dogpile/heuristic_rules.py"
 MEMORY_UNO_HEURISTIC_RULES = "card_envs/games/memory_uno/heuristic_rules.py"
+MEGA_HEURISTIC_RULES = "card_envs/games/mega_memory/heuristic_rules.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -1163,6 +1164,27 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_dogpile_heuristic.py::"
                "test_the_heuristic_reads_every_bone_as_one_row_at_a_time_would",),
         why="a row with two ranks at 1.0 (no bone's encoding) read as the first rank's bone",
+    ),
+    Mutant(
+        id="mm-heuristic-negative-row-argmax-past-the-row",
+        area="mega_memory",
+        path=MEGA_HEURISTIC_RULES,
+        old="    if best < 0.0 and count < width:  # a zero entry is the maximum: the first one\n",
+        new="    if best < 0.0 and count <= width:  # a zero entry is the maximum: the first one\n",
+        tests=("tests/test_mega_memory_heuristic.py::test_the_view_is_read_as_numpy_reads_it",),
+        why="a row of 52 negatives read as the card past its end, not numpy's first maximum",
+    ),
+    Mutant(
+        id="mm-heuristic-gone-summed-in-double",
+        area="mega_memory",
+        path=MEGA_HEURISTIC_RULES,
+        old="""                self.gone[c] = bool(observation[at.my_scored + c]
+                                    + observation[at.opp_scored + c] > 0.5)
+""",
+        new="""                self.gone[c] = a + b > 0.5
+""",
+        tests=("tests/test_mega_memory_heuristic.py::test_the_view_is_read_as_numpy_reads_it",),
+        why="a card scored by both seats in part summed in double, not numpy's float32",
     ),
     Mutant(
         id="dp-parallel-idle-steps-forgotten-in-play",
