@@ -1178,10 +1178,10 @@ CATALOG: tuple[Mutant, ...] = (
         id="mm-heuristic-gone-summed-in-double",
         area="mega_memory",
         path=MEGA_HEURISTIC_RULES,
-        old="""                self.gone[c] = bool(observation[at.my_scored + c]
-                                    + observation[at.opp_scored + c] > 0.5)
+        old="""                    gone[c] = bool(self.observation[at.my_scored + c]
+                                   + self.observation[at.opp_scored + c] > 0.5)
 """,
-        new="""                self.gone[c] = a + b > 0.5
+        new="""                    gone[c] = vals[j] + vals[k] > 0.5
 """,
         tests=("tests/test_mega_memory_heuristic.py::test_the_view_is_read_as_numpy_reads_it",),
         why="a card scored by both seats in part summed in double, not numpy's float32",

@@ -101,9 +101,15 @@ class View:
     """The parts of one observation the heuristic reasons about."""
 
     def __init__(self, observation: Any, at: Offsets) -> None:
-        nonzero = observation[:at.read_end].nonzero()[0]
+        # ``!= 0`` then ``nonzero`` is twice as fast as ``nonzero`` on the floats, and keeps
+        # the same entries (NaN, not -0.0).
+        nonzero = (observation[:at.read_end] != 0).nonzero()[0]
         idx: list[int] = nonzero.tolist()
         vals: list[float] = observation[nonzero].tolist()
+        self.observation = observation
+        self.at = at
+        self.idx = idx
+        self.vals = vals
         tops = []
         for p in range(NUM_PILES):
             start = at.centre + p * 52
@@ -125,30 +131,43 @@ class View:
                                      bisect_left(idx, at.phase), 0)
         self.dug: list[int] = [c - at.dug for c in _over_half(idx, vals, at.dug)]
         self.mine: int = 0
-        mine = _over_half(idx, vals, at.my_scored)
-        for c in mine:
+        for c in _over_half(idx, vals, at.my_scored):
             self.mine |= 1 << (c - at.my_scored)
         # Remembered discard cards by depth from the top (0 = top); numpy's order: by card,
         # a later card at the same depth replacing an earlier one.
-        depth = _row_values(idx, vals, at.discard_depth)
         self.discard_at: dict[int, int] = {}
         for i in _over_half(idx, vals, at.discard_known):
             c = i - at.discard_known
-            self.discard_at[round(depth[c] * 51)] = c
-        # Out of play for this round: my_scored + opp_scored > 0.5, summed as numpy does (in
-        # the observation's own precision) where both are nonzero.
-        mine_values = _row_values(idx, vals, at.my_scored)
-        opp_values = _row_values(idx, vals, at.opp_scored)
-        self.gone: list[bool] = [False] * 52
-        for c in range(52):
-            a, b = mine_values[c], opp_values[c]
-            if a == 0.0:
-                self.gone[c] = b > 0.5
-            elif b == 0.0:
-                self.gone[c] = a > 0.5
-            else:
-                self.gone[c] = bool(observation[at.my_scored + c]
-                                    + observation[at.opp_scored + c] > 0.5)
+            self.discard_at[round(_value_at(idx, vals, at.discard_depth + c) * 51)] = c
+        self._gone: list[bool] | None = None
+
+    @property
+    def gone(self) -> list[bool]:
+        """Out of play for this round, per card: my_scored + opp_scored > 0.5, summed as
+        numpy does (in the observation's own precision) where both are nonzero. Read when
+        first asked for (only a move without a score needs it)."""
+        if self._gone is None:
+            at, idx, vals = self.at, self.idx, self.vals
+            gone = [False] * 52
+            for i in _over_half(idx, vals, at.my_scored):
+                gone[i - at.my_scored] = True
+            for i in _over_half(idx, vals, at.opp_scored):
+                gone[i - at.opp_scored] = True
+            lo, hi = bisect_left(idx, at.my_scored), bisect_left(idx, at.my_scored + 52)
+            for j in range(lo, hi):  # both nonzero: the sum decides (rare: never in play)
+                c = idx[j] - at.my_scored
+                k = bisect_left(idx, at.opp_scored + c)
+                if k < len(idx) and idx[k] == at.opp_scored + c:
+                    gone[c] = bool(self.observation[at.my_scored + c]
+                                   + self.observation[at.opp_scored + c] > 0.5)
+            self._gone = gone
+        return self._gone
+
+
+def _value_at(idx: list[int], vals: list[float], i: int) -> float:
+    """The observation's value at index ``i``."""
+    k = bisect_left(idx, i)
+    return vals[k] if k < len(idx) and idx[k] == i else 0.0
 
 
 def _over_half(idx: list[int], vals: list[float], start: int) -> list[int]:
@@ -160,18 +179,6 @@ def _over_half(idx: list[int], vals: list[float], start: int) -> list[int]:
     while i < n and idx[i] < end:
         if vals[i] > 0.5:
             out.append(idx[i])
-        i += 1
-    return out
-
-
-def _row_values(idx: list[int], vals: list[float], start: int) -> list[float]:
-    """The 52 values from ``start``."""
-    out = [0.0] * 52
-    i = bisect_left(idx, start)
-    n = len(idx)
-    end = start + 52
-    while i < n and idx[i] < end:
-        out[idx[i] - start] = vals[i]
         i += 1
     return out
 
