@@ -48,6 +48,7 @@ MODULES = (
     "card_envs.games.dogpile.engine",
     "card_envs.games.dogpile.heuristic_rules",
     "card_envs.games.memory_uno.heuristic_rules",
+    "card_envs.games.roy.heuristic_rules",
 )
 #: The compiled modules' shared library: ``card_envs_native__mypyc`` beside the package (a
 #: library inside it would give some modules a wrong ``__file__``), and a shim per module.
