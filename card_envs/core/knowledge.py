@@ -152,8 +152,9 @@ def deal_counted_first(unseen: list[int], counted: np.ndarray, also_hidden: list
     buried discards) fill the rest, and the deck is then shuffled: the seat counts the cards,
     not where they lie. Returns the deck, the uncounted cards left over (for those places
     first) and the counted cards left over."""
-    in_deck = [c for c in unseen if counted[c] >= 0]
-    rest = [c for c in unseen if counted[c] < 0] + also_hidden
+    is_counted: list[bool] = (counted >= 0).tolist()  # one pass, not one numpy read a card
+    in_deck = [c for c in unseen if is_counted[c]]
+    rest = [c for c in unseen if not is_counted[c]] + also_hidden
     in_deck = [in_deck[i] for i in rng.permutation(len(in_deck))]
     rest = [rest[i] for i in rng.permutation(len(rest))]
     from_memory = min(deck_size, len(in_deck))

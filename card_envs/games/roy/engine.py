@@ -103,6 +103,7 @@ class RoyEngine(CachedViewsEngine):
         "tracker": "memory slots: c (0..51) card c buried in the discard pile; 52 + c card c "
                    "went into the deck at the last reshuffle and was not seen to leave",
     }
+    CLONE_SHARED = ("_watchers",)  # a fixed table: clones share it
     STATE_FIELDS = (
         "hands", "hand_onehot", "deck", "discard", "dealer", "phase", "announced_suit",
         "ace_chain", "aces_this_turn", "king_this_turn", "king_pending", "scores",
@@ -596,8 +597,11 @@ class RoyEngine(CachedViewsEngine):
         nothing else, and it gets a uniform draw of them."""
         known = self.tracker.known
         buried = self.discard[:-1]
-        hidden_buried = [i for i, c in enumerate(buried) if known[seat, c] < 0]
-        remembered_by = [known[:, c] >= 0 for c in buried]
+        # Who remembers each buried card, read in one pass (per card, these were most of a
+        # resample's cost); the redeal below writes them back in one pass too.
+        remembered_by = known[:, buried] >= 0
+        seat_remembers: list[bool] = remembered_by[seat].tolist()
+        hidden_buried = [i for i in range(len(buried)) if not seat_remembers[i]]
         unseen = [c for s in range(self.num_players) if s != seat for c in self.hands[s]]
         unseen += self.deck
         self.deck, rest, spare = deal_counted_first(
@@ -606,7 +610,7 @@ class RoyEngine(CachedViewsEngine):
         for i in hidden_buried:  # the remembered deck cards are never buried: seen played
             self.discard[i] = rest.pop()
         pool = spare + rest
-        pool = [pool[i] for i in rng.permutation(len(pool))]
+        pool = [pool[i] for i in rng.permutation(len(pool)).tolist()]
         k = 0
         for s in range(self.num_players):
             if s == seat:
@@ -619,9 +623,9 @@ class RoyEngine(CachedViewsEngine):
         deck_memory = known[:, RESHUFFLED:].copy()
         known.fill(-1)
         self._views_ok = False
-        for i, c in enumerate(self.discard[:-1]):
-            for holder in np.flatnonzero(remembered_by[i]):
-                known[holder, c] = c
+        if buried:  # each buried card (now) is remembered by whoever remembered its place
+            now_buried = self.discard[:-1]
+            known[:, now_buried] = np.where(remembered_by, np.array(now_buried), -1)
         # Other seats keep their deck memories by card, except where the redeal put the card
         # in their own hand or on the pile, which they would have seen. Without forgetting a
         # seat counts every reshuffled card it has not seen leave: the cards any seat counts
