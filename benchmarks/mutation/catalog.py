@@ -55,6 +55,7 @@ DOGPILE_PARALLEL = "card_envs/games/dogpile/parallel.py"
 DOGPILE_HEURISTIC_RULES = "card_envs/games/dogpile/heuristic_rules.py"
 MEMORY_UNO_HEURISTIC_RULES = "card_envs/games/memory_uno/heuristic_rules.py"
 MEGA_HEURISTIC_RULES = "card_envs/games/mega_memory/heuristic_rules.py"
+ROY_HEURISTIC_RULES = "card_envs/games/roy/heuristic_rules.py"
 SELFPLAY = "training/selfplay.py"
 EVALUATE = "training/evaluate.py"
 TRAIN = "training/train.py"
@@ -508,8 +509,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="mu-resample-ignores-deck-memory",
         area="memory_uno",
         path=KNOWLEDGE,  # the redeal shared with ROY
-        old=("    in_deck = [c for c in unseen if counted[c] >= 0]\n"
-             "    rest = [c for c in unseen if counted[c] < 0] + also_hidden\n"),
+        old=("    in_deck = [c for c in unseen if is_counted[c]]\n"
+             "    rest = [c for c in unseen if not is_counted[c]] + also_hidden\n"),
         new=("    in_deck: list[int] = []\n"
              "    rest = list(unseen) + also_hidden\n"),
         tests=(T_MEMORY_UNO,),
@@ -1185,6 +1186,37 @@ CATALOG: tuple[Mutant, ...] = (
 """,
         tests=("tests/test_mega_memory_heuristic.py::test_the_view_is_read_as_numpy_reads_it",),
         why="a card scored by both seats in part summed in double, not numpy's float32",
+    ),
+    Mutant(
+        id="roy-heuristic-sizes-compared-as-doubles",
+        area="roy",
+        path=ROY_HEURISTIC_RULES,
+        old="_AT_MOST_2_F32: Final = 2.0 + 2.0 ** -23\n",
+        new="_AT_MOST_2_F32: Final = 2.0\n",
+        tests=("tests/test_roy_heuristic.py::"
+               "test_the_opponents_sizes_compare_as_numpys_float32_product_does",),
+        why="an opponent's hand size / 52 times 52 compared with 2 at a double's rounding, "
+            "not the float32 product's the numpy heuristic compared",
+    ),
+    Mutant(
+        id="roy-heuristic-plans-from-the-played-card-twice",
+        area="roy",
+        path=ROY_HEURISTIC_RULES,
+        old="        self.used[i] = True\n        value = self._search(first",
+        new="        value = self._search(first",
+        tests=("tests/test_roy_heuristic.py::"
+               "test_the_compiled_decision_plays_the_numpy_ones_in_random_and_heuristic_play",),
+        why="the turn's plan may play its first card again (it stays in the hand it walks)",
+    ),
+    Mutant(
+        id="roy-resample-memory-follows-the-old-buried-cards",
+        area="roy",
+        path=ROY,
+        old="np.where(remembered_by, np.array(now_buried), -1)",
+        new="np.where(remembered_by, np.array(buried), -1)",
+        tests=("tests/test_roy_resample.py",),
+        why="a determinization marks remembered the buried cards it just redealt away, not "
+            "the ones it put in their places",
     ),
     Mutant(
         id="dp-parallel-idle-steps-forgotten-in-play",
