@@ -90,3 +90,23 @@ def test_memory_uno_clones_share_only_tables_that_play_never_writes(config: dict
             clone.reset(seed=seed * 2 + episode)
     for name, table in tables.items():
         np.testing.assert_equal(getattr(engine, name), table, err_msg=name)
+
+
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937,
+                                  np.random.Philox, np.random.SFC64])
+def test_a_copied_generator_draws_on_as_the_original_and_pickles(bits) -> None:
+    """``copy_generator`` makes the copy's bit generator from a stand-in seed and then sets
+    its state: the copy draws what the original draws, for every numpy bit generator, and a
+    copy (so a cloned engine) still pickles."""
+    import pickle
+
+    from card_envs.core.copying import copy_generator
+
+    rng = np.random.Generator(bits(11))
+    rng.integers(100, size=7)
+    new = copy_generator(rng)
+    assert type(new.bit_generator) is bits and new is not rng
+    again = pickle.loads(pickle.dumps(new))
+    expected = rng.integers(2**62, size=20).tolist()
+    assert new.integers(2**62, size=20).tolist() == expected
+    assert again.integers(2**62, size=20).tolist() == expected

@@ -17,7 +17,12 @@ import numpy as np
 from mypy_extensions import mypyc_attr
 
 from card_envs.core.config import COMMON_OPTIONS, Option, resolve_config
-from card_envs.core.copying import attribute_state, restore_attributes, uninitialised
+from card_envs.core.copying import (
+    attribute_state,
+    copy_generator,
+    restore_attributes,
+    uninitialised,
+)
 from card_envs.core.knowledge import KnowledgeTracker
 from card_envs.core.obs_layout import ObsLayout
 
@@ -179,9 +184,7 @@ def copy_state(value: Any, memo: dict[int, Any]) -> Any:
     elif kind is bytearray:
         new = bytearray(value)
     elif kind is np.random.Generator:
-        bits = type(value.bit_generator)(0)  # the same state, twice as fast as deepcopy
-        bits.state = value.bit_generator.state
-        new = np.random.Generator(bits)
+        new = copy_generator(value)
     elif kind is KnowledgeTracker:
         new = uninitialised(KnowledgeTracker)
         memo[id(value)] = new
