@@ -1,9 +1,9 @@
 """The compiled build: which modules mypyc compiles, and which build an import runs.
 
 ``pip install`` compiles :data:`MODULES` (the rules engines, the knowledge tracker and the AEC
-env: the code every step runs; and the heuristic decisions of Dogpile, Memory-Uno and Mega
-Mem-Ory, which a search's rollouts run at nearly every step) to C extensions with mypyc, from the
-same sources (``setup.py``). The envs step 1.5 to 1.9 times as fast as with the plain-Python
+env: the code every step runs; and the heuristic decisions of Dogpile, Memory-Uno, Mega Mem-Ory
+and ROY, which a search's rollouts run at nearly every step) to C extensions with mypyc, from
+the same sources (``setup.py``). The envs step 1.5 to 1.9 times as fast as with the plain-Python
 modules, and play exactly the same games (the golden playthroughs are replayed by both builds).
 ``import card_envs`` runs the compiled modules when they are present and built from the sources
 beside them, else the plain-Python sources:
