@@ -5,7 +5,7 @@ build."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
@@ -87,6 +87,6 @@ _STATE_SET_NEXT = _StateSetNext()
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """A generator in ``rng``'s state: the same draws from here on (a tenth of the cost of
     deep-copying it)."""
-    bits = type(rng.bit_generator)(_STATE_SET_NEXT)
+    bits = type(rng.bit_generator)(cast(Any, _STATE_SET_NEXT))  # numpy's stubs want a number
     bits.state = rng.bit_generator.state
     return np.random.Generator(bits)
