@@ -1596,8 +1596,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="core-copy-drops-python-attributes",
         area="core",
         path=COPYING,
-        old="    names.extend(getattr(obj, \"__dict__\", ()))\n",
-        new="",
+        old="    for name in getattr(obj, \"__dict__\", ()):\n",
+        new="    for name in ():\n",
         tests=("tests/test_engine_guard.py::"
                "test_copies_of_a_fresh_engine_keep_the_guard_and_of_a_dealt_one_do_not",),
         why=("copies and pickles keep only a compiled class's own attributes: a plain-Python "
