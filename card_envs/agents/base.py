@@ -47,6 +47,34 @@ class Agent(ABC):
         return self.act(observation, action_mask)
 
 
+class CompiledReaderAgent(Agent):
+    """A heuristic whose decision reads the observation through a compiled (mypyc) object
+    built from the layout (``reader_attribute`` names it; :meth:`build_reader` makes it).
+    Copy and pickle cannot rebuild a compiled object, so a copy (a copied env's opponents, a
+    pickled evaluator) takes everything else and builds the reader again."""
+
+    reader_attribute: ClassVar[str] = "offsets"
+    layout: Any
+
+    def build_reader(self) -> Any:
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state[self.reader_attribute]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        setattr(self, self.reader_attribute, self.build_reader())
+
+    def check_size(self, observation: np.ndarray) -> None:
+        """The compiled reading trusts the offsets: a wrong-sized observation is refused
+        first, naming the sizes."""
+        if observation.shape[-1] != self.layout.size:
+            self.layout.decode(observation)  # raises, naming the sizes
+
+
 class CallableAgent(Agent):
     """Wraps a user callable ``(observation, action_mask) -> action``."""
 

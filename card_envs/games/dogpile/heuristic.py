@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.agents.base import Agent
+from card_envs.agents.base import CompiledReaderAgent
 from card_envs.games.dogpile.engine import DogpileEngine
 from card_envs.games.dogpile.heuristic_rules import (
     PICKY_VALUE,
@@ -28,30 +28,20 @@ from card_envs.games.dogpile.heuristic_rules import (
 __all__ = ["PICKY_VALUE", "DogpileHeuristic", "paw_value"]
 
 
-class DogpileHeuristic(Agent):
+class DogpileHeuristic(CompiledReaderAgent):
     name = "heuristic"
 
     def __init__(self, **config: Any) -> None:
         engine = DogpileEngine(**config)
         self.layout = engine.layout
         self.ace_high = engine.ace_high
-        self.offsets = Offsets(engine.layout.slices)
+        self.offsets = self.build_reader()
         self.rng = np.random.default_rng()
 
-    # ``Offsets`` is a compiled (mypyc) class, which copy and pickle cannot rebuild: a copy
-    # (a copied env's opponents, a pickled evaluator) takes everything else and derives it
-    # again from the layout.
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["offsets"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.offsets = Offsets(self.layout.slices)
+    def build_reader(self) -> Offsets:
+        return Offsets(self.layout.slices)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if observation.shape[-1] != self.layout.size:
-            self.layout.decode(observation)  # raises, naming the sizes
+        self.check_size(observation)
         return decide(observation, action_mask, self.rng, self.offsets, self.ace_high)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.agents.base import Agent
+from card_envs.agents.base import CompiledReaderAgent
 from card_envs.games.memory_uno.engine import KIND_MATCH_KEYS, MemoryUnoEngine
 from card_envs.games.memory_uno.heuristic_rules import (
     CALL_LIMIT,
@@ -32,7 +32,8 @@ __all__ = ["CALL_LIMIT", "CALL_Z", "PATIENCE", "UNKNOWN_SD", "UNKNOWN_VALUE",
            "MemoryUnoHeuristic"]
 
 
-class MemoryUnoHeuristic(Agent):
+class MemoryUnoHeuristic(CompiledReaderAgent):
+    reader_attribute = "reading"
     name = "heuristic"
     draws_random = False  # deterministic: a search need not reseed it
 
@@ -43,24 +44,11 @@ class MemoryUnoHeuristic(Agent):
         self.ns = engine.num_slots
         self.throw_base = engine.throw_base
         self.match_key = KIND_MATCH_KEYS[engine.config["match"]]
-        self.reading = self._reading()
+        self.reading = self.build_reader()
 
-    def _reading(self) -> Reading:
+    def build_reader(self) -> Reading:
         return Reading(self.layout.slices, self.n, self.throw_base, self.match_key)
 
-    # ``Reading`` is a compiled (mypyc) class, which copy and pickle cannot rebuild: a copy
-    # (a copied env's opponents, a pickled evaluator) takes everything else and derives it
-    # again from the layout.
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["reading"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.reading = self._reading()
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if observation.shape[-1] != self.layout.size:
-            self.layout.decode(observation)  # raises, naming the sizes
+        self.check_size(observation)
         return decide(observation, action_mask, self.reading)

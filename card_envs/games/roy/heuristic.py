@@ -20,32 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.agents.base import Agent
+from card_envs.agents.base import CompiledReaderAgent
 from card_envs.games.roy.engine import RoyEngine
 from card_envs.games.roy.heuristic_rules import Offsets, decide
 
 
-class RoyHeuristic(Agent):
+class RoyHeuristic(CompiledReaderAgent):
     name = "heuristic"
     draws_random = False  # deterministic: a search need not reseed it
 
     def __init__(self, **config: Any) -> None:
         self.layout = RoyEngine(**config).layout
-        self.offsets = Offsets(self.layout.slices)
+        self.offsets = self.build_reader()
 
-    # ``Offsets`` is a compiled (mypyc) class, which copy and pickle cannot rebuild: a copy
-    # (a copied env's opponents, a pickled evaluator) takes everything else and derives it
-    # again from the layout.
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        del state["offsets"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.offsets = Offsets(self.layout.slices)
+    def build_reader(self) -> Offsets:
+        return Offsets(self.layout.slices)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if observation.shape[-1] != self.layout.size:
-            self.layout.decode(observation)  # raises, naming the sizes
+        self.check_size(observation)
         return decide(observation, action_mask, self.offsets)
