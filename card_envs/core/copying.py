@@ -13,19 +13,17 @@ from numpy.random.bit_generator import ISeedSequence
 T = TypeVar("T")
 
 
-def instance_attributes(obj: object) -> list[str]:
-    """The names of ``obj``'s instance attributes (set or not): a compiled (mypyc native) class
-    lists its own in ``__mypyc_attrs__``, and an instance of a plain Python class, or of a
-    Python subclass of a compiled one, keeps (the rest of) them in ``__dict__``."""
-    cls = type(obj)
+def native_attributes(cls: type) -> tuple[str, ...]:
+    """The attribute names a compiled (mypyc native) class keeps in slots, its own and its
+    bases' (``__mypyc_attrs__``), once per class (a search copies engines often). An instance
+    of a plain Python class, or of a Python subclass of a compiled one, keeps (the rest of)
+    them in ``__dict__``."""
     native = _NATIVE_ATTRIBUTES.get(cls)
-    if native is None:  # the class's own, once per class (a search copies engines often)
+    if native is None:
         native = _NATIVE_ATTRIBUTES[cls] = tuple(dict.fromkeys(
             name for klass in cls.__mro__
             for name in klass.__dict__.get("__mypyc_attrs__", ()) if name != "__dict__"))
-    names = list(native)
-    names.extend(getattr(obj, "__dict__", ()))
-    return names
+    return native
 
 
 #: Each class's compiled attribute names, without repeats, in the order of its MRO.
@@ -39,9 +37,8 @@ def attribute_state(obj: object, leave_out: Collection[str] = ()) -> dict[str, A
     leave_out = tuple(leave_out)
     kept = _KEPT_ATTRIBUTES.get((cls, leave_out))
     if kept is None:  # filtering the names each time was three quarters of a clone's here
-        instance_attributes(obj)  # fills _NATIVE_ATTRIBUTES[cls]
         kept = _KEPT_ATTRIBUTES[cls, leave_out] = tuple(
-            name for name in _NATIVE_ATTRIBUTES[cls] if name not in leave_out)
+            name for name in native_attributes(cls) if name not in leave_out)
     state = {}
     for name in kept:
         value = getattr(obj, name, _UNSET)
