@@ -45,8 +45,12 @@ def _resample_reference(self, seat, rng) -> None:
         size = len(self.hands[s])
         self.hands[s] = pool[k:k + size]
         k += size
-        self.hand_onehot[s].fill(0.0)
-        self.hand_onehot[s, self.hands[s]] = 1.0
+    if max(self.forced_suit) >= 0:  # tested on its own in tests/test_roy_forced_draws.py
+        self._honour_forced_draws(seat, hidden_buried, rng)
+    for s in range(self.num_players):
+        if s != seat:
+            self.hand_onehot[s].fill(0.0)
+            self.hand_onehot[s, self.hands[s]] = 1.0
     deck_memory = known[:, RESHUFFLED:].copy()
     known.fill(-1)
     self._views_ok = False

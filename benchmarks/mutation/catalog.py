@@ -92,6 +92,7 @@ EXPLOIT_TESTS = "tests/test_exploitability.py"
 
 # Test files fast enough to run whole (a second or two each).
 T_ROY = "tests/test_roy_rules.py"
+T_ROY_FORCED = "tests/test_roy_forced_draws.py"
 T_MEMORY_UNO = "tests/test_memory_uno_rules.py"
 T_GROUPING = "tests/test_mega_memory_grouping.py"
 T_MEGA = "tests/test_mega_memory_rules.py"
@@ -300,6 +301,35 @@ CATALOG: tuple[Mutant, ...] = (
         new="            pass\n",
         tests=(T_ROY,),
         why="cards gained after a forced draw (penalties) do not count against its record",
+    ),
+    Mutant(
+        id="roy-redeal-ignores-forced-draws",
+        area="roy",
+        path=ROY,
+        old="        if max(self.forced_suit) >= 0:\n            self._honour_forced_draws(",
+        new="        if False:\n            self._honour_forced_draws(",
+        tests=(T_ROY_FORCED,),
+        why="a redeal gives an opponent cards its last forced draw showed it did not hold",
+    ),
+    Mutant(
+        id="roy-redeal-keeps-all-it-gained",
+        area="roy",
+        path=ROY,
+        old="            keep = _limited_hypergeometric(total, can, len(hand), free, rng)\n",
+        new="            keep = free\n",
+        tests=(T_ROY_FORCED,),
+        why="a redealt opponent that broke its forced draw always keeps as many answering "
+            "cards as it gained, not a count drawn from the conditioned deal",
+    ),
+    Mutant(
+        id="roy-redeal-swap-breaks-another-record",
+        area="roy",
+        path=ROY,
+        old="                if unrecorded or not self._could_answer(other, card) \\\n",
+        new="                if True or not self._could_answer(other, card) \\\n",
+        tests=(T_ROY_FORCED,),
+        why="the repair swaps an answering card into another opponent's hand past its own "
+            "forced draw's limit",
     ),
     # -- Memory-Uno --------------------------------------------------------------------------------
     Mutant(

@@ -7,6 +7,7 @@ pending Ace penalty) and ends the turn; ``end`` (69) ends a turn after at least 
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -48,6 +49,20 @@ RESHUFFLED = 52
 #: could not match (one-hot 4 + 13), then the cards it has gained since / 52.
 FORCED_RANK, FORCED_GAINED, FORCED_SIZE = 4, 17, 18
 MAX_GAINED = 52  # the count stops there, so the observation stays within [0, 1]
+
+def _limited_hypergeometric(total: int, marked: int, drawn: int, limit: int,
+                            rng: np.random.Generator) -> int:
+    """The number of marked items among ``drawn`` taken uniformly from ``total`` items of
+    which ``marked`` are marked, conditioned on being at most ``limit``."""
+    weights = [math.comb(marked, k) * math.comb(total - marked, drawn - k)
+               for k in range(min(limit, drawn, marked) + 1)]
+    point = rng.random() * float(sum(weights))
+    for k in range(len(weights) - 1):
+        point -= float(weights[k])
+        if point < 0:
+            return k
+    return len(weights) - 1
+
 
 #: "Aces are always considered high": order 2 < 3 < ... < K < A.
 HIGH_OF: list[int] = [13 if RANK_OF[c] == ACE else RANK_OF[c] for c in range(52)]
@@ -618,8 +633,12 @@ class RoyEngine(CachedViewsEngine):
             size = len(self.hands[s])
             self.hands[s] = pool[k:k + size]
             k += size
-            self.hand_onehot[s].fill(0.0)
-            self.hand_onehot[s, self.hands[s]] = 1.0
+        if max(self.forced_suit) >= 0:
+            self._honour_forced_draws(seat, hidden_buried, rng)
+        for s in range(self.num_players):
+            if s != seat:
+                self.hand_onehot[s].fill(0.0)
+                self.hand_onehot[s, self.hands[s]] = 1.0
         deck_memory = known[:, RESHUFFLED:].copy()
         known.fill(-1)
         self._views_ok = False
@@ -637,6 +656,83 @@ class RoyEngine(CachedViewsEngine):
             known[s, [RESHUFFLED + c for c in hand]] = -1
         known[:, [RESHUFFLED + c for c in self.discard]] = -1
         self._mask_valid = False
+
+    def _could_answer(self, seat: int, card: int) -> bool:
+        """``card`` would have been a discard at ``seat``'s last forced draw (of the suit to
+        match, of the top card's rank, or a Jack), so ``seat`` did not hold it then."""
+        return (SUIT_OF[card] == self.forced_suit[seat] or RANK_OF[card] == JACK
+                or RANK_OF[card] == self.forced_rank[seat])
+
+    def _honour_forced_draws(self, seat: int, hidden_buried: list[int],
+                             rng: np.random.Generator) -> None:
+        """Make each redealt opponent's hand agree with its last forced draw: it held no card
+        that could answer it then, so at most ``forced_gained`` of its cards (those gained
+        since) can. An opponent dealt more is dealt k such cards instead, k drawn from the
+        hypergeometric law of the deal limited to 0..forced_gained, so that k is distributed
+        as in a uniform deal conditioned on the fact (exactly so before a reshuffle); the
+        excess is swapped, one card at a time, with a uniformly chosen card that could not
+        answer, from the deck, a buried place ``seat`` forgot, or another opponent's hand
+        whose own record the swap keeps. A swap with the deck or the pile keeps memory's
+        rules: a card ``seat`` counts in the deck is swapped there only with another it
+        counts (so never into a buried place)."""
+        counted: list[bool] = (self.tracker.known[seat, RESHUFFLED:] >= 0).tolist()
+        for o in range(self.num_players):
+            if o == seat or self.forced_suit[o] < 0:
+                continue
+            hand = self.hands[o]
+            free = self.forced_gained[o]
+            answering = [i for i in range(len(hand)) if self._could_answer(o, hand[i])]
+            if len(answering) <= free:
+                continue
+            elsewhere = list(self.deck) + [self.discard[i] for i in hidden_buried]
+            for other in range(self.num_players):
+                if other not in (seat, o):
+                    elsewhere += self.hands[other]
+            total = len(hand) + len(elsewhere)
+            can = len(answering) + sum(1 for c in elsewhere if self._could_answer(o, c))
+            keep = _limited_hypergeometric(total, can, len(hand), free, rng)
+            excess = len(answering) - keep
+            for j in rng.permutation(len(answering)).tolist():
+                if excess == 0:
+                    break
+                excess -= self._swap_out(o, seat, answering[j], hidden_buried, counted, rng)
+
+    def _swap_out(self, o: int, seat: int, i: int, hidden_buried: list[int],
+                  counted: list[bool], rng: np.random.Generator) -> bool:
+        """Swap card ``hands[o][i]`` with a uniformly chosen card that could not answer
+        ``o``'s forced draw, from a place ``o``'s cards could be (from the deck or the pile,
+        one of the same memory class; see :meth:`_honour_forced_draws`); False if none."""
+        card = self.hands[o][i]
+        places: list[tuple[int, int]] = []  # (-1: the deck, -2: the discard pile, or a seat)
+        for d in range(len(self.deck)):
+            other_card = self.deck[d]
+            if counted[other_card] == counted[card] and not self._could_answer(o, other_card):
+                places.append((-1, d))
+        for d in hidden_buried:
+            other_card = self.discard[d]
+            if counted[other_card] == counted[card] and not self._could_answer(o, other_card):
+                places.append((-2, d))
+        for other in range(self.num_players):
+            if other in (seat, o):
+                continue
+            unrecorded = self.forced_suit[other] < 0
+            for d in range(len(self.hands[other])):
+                other_card = self.hands[other][d]
+                if self._could_answer(o, other_card):
+                    continue  # (a hand may hold any card, counted or not)
+                if unrecorded or not self._could_answer(other, card) \
+                        or self._could_answer(other, other_card):
+                    places.append((other, d))
+        if not places:
+            return False
+        zone, d = places[int(rng.integers(len(places)))]
+        if zone == -1:
+            self.hands[o][i], self.deck[d] = self.deck[d], card
+        elif zone == -2:
+            self.hands[o][i], self.discard[d] = self.discard[d], card
+        else:
+            self.hands[o][i], self.hands[zone][d] = self.hands[zone][d], card
+        return True
 
     def _after_load(self) -> None:
         self._mask_valid = False
