@@ -50,6 +50,7 @@ RESHUFFLED = 52
 FORCED_RANK, FORCED_GAINED, FORCED_SIZE = 4, 17, 18
 MAX_GAINED = 52  # the count stops there, so the observation stays within [0, 1]
 
+
 def _limited_hypergeometric(total: int, marked: int, drawn: int, limit: int,
                             rng: np.random.Generator) -> int:
     """The number of marked items among ``drawn`` taken uniformly from ``total`` items of
