@@ -14,7 +14,8 @@ every game.
 
 ``--processes P`` plays the games in P processes, for a machine with many cores: the games are
 split into P shards, shard i played with seed ``--seed + i`` (its own deals and search streams),
-and the shards pooled into one win rate and interval. The same seed and P give the same result
+and the shards pooled into one win rate and interval; each shard's own result is printed as it
+ends (a long match shows progress). The same seed and P give the same result
 on any machine with a simulation budget; a time budget needs a core per process (refused
 otherwise). P = 1 is the single run as before.
 """
@@ -25,7 +26,7 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +121,15 @@ def run_sharded(game: str, players: int, sims: int, rollout: str, games: int, se
     if processes == 1:
         rows = [run(*tasks[0])]
     else:
+        finished: dict[int, dict[str, Any]] = {}
         with ProcessPoolExecutor(max_workers=processes) as pool:
-            rows = list(pool.map(run, *zip(*tasks, strict=True)))
+            shard_of = {pool.submit(run, *task): i for i, task in enumerate(tasks)}
+            for future in as_completed(shard_of):  # each shard reported as it ends
+                i = shard_of[future]
+                finished[i] = row = future.result()
+                print(f"  shard seed {tasks[i][5]}: search wins {row['win_rate']:.3f} of "
+                      f"{row['games']} {row['unit']}s, {row['wall_s']:.0f} s", flush=True)
+        rows = [finished[i] for i in range(len(tasks))]
     for row, task in zip(rows, tasks, strict=True):
         row["seed"] = task[5]
     return pooled(rows) if processes > 1 else rows[0]

@@ -35,10 +35,15 @@ def test_pooled_sums_the_scores_and_weights_per_decision_figures() -> None:
     assert [s["seed"] for s in row["shards"]] == [0, 1]
 
 
-def test_two_processes_play_the_two_seeded_shards() -> None:
-    """Shard i is the single run with seed + i: pooled, in whatever process it ran."""
+def test_two_processes_play_the_two_seeded_shards(capsys) -> None:
+    """Shard i is the single run with seed + i: pooled, in whatever process it ran, and
+    reported as it ends."""
     args = ("roy", 2, 3, "heuristic")
     row = run_sharded(*args, 8, 5, "none", "flat", None, 2)
+    printed = capsys.readouterr().out
+    for shard in row["shards"]:
+        assert (f"shard seed {shard['seed']}: search wins {shard['win_rate']:.3f} "
+                f"of 4 hands") in printed
     alone = [run(*args, 4, seed, "none", "flat", None) for seed in (5, 6)]
     assert row["games"] == 8
     assert [s["win_rate"] for s in row["shards"]] == [r["win_rate"] for r in alone]
