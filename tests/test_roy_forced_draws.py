@@ -53,9 +53,9 @@ def test_no_redeal_gives_an_opponent_more_answering_cards_than_it_gained(config)
             legal = np.flatnonzero(engine.legal_mask())
             engine.step(int(legal[rng.integers(legal.size)]))
     assert redeals > 300 and recorded > 100
-    # With one opponent the repair always succeeds. With more, after a reshuffle, the cards
-    # that could go to a hand may sit in a cycle of hands no single swap fixes: rare (3 in 9,300
-    # and 4 in 10,900 redeals at 3 and 4 players), and such a world is left as it was dealt.
+    # With one opponent the repair always succeeds. With more, the cards that could go to a
+    # hand may sit where no single swap fixes it: rare (3 in 9,300 and 4 in 10,900 redeals at
+    # 3 and 4 players), and such a world is left as it was dealt.
     assert broken == 0 if config["num_players"] == 2 else broken <= redeals // 500
 
 
