@@ -705,14 +705,13 @@ class RoyEngine(CachedViewsEngine):
         one of the same memory class; see :meth:`_honour_forced_draws`); False if none."""
         card = self.hands[o][i]
         places: list[tuple[int, int]] = []  # (-1: the deck, -2: the discard pile, or a seat)
-        for d in range(len(self.deck)):
-            other_card = self.deck[d]
-            if counted[other_card] == counted[card] and not self._could_answer(o, other_card):
-                places.append((-1, d))
-        for d in hidden_buried:
-            other_card = self.discard[d]
-            if counted[other_card] == counted[card] and not self._could_answer(o, other_card):
-                places.append((-2, d))
+        for zone, spots, cards in ((-1, range(len(self.deck)), self.deck),
+                                   (-2, hidden_buried, self.discard)):
+            for d in spots:
+                other_card = cards[d]
+                if counted[other_card] == counted[card] \
+                        and not self._could_answer(o, other_card):
+                    places.append((zone, d))
         for other in range(self.num_players):
             if other in (seat, o):
                 continue
