@@ -1,17 +1,19 @@
 """One round robin per game (random, heuristic, search, a trained policy) with each agent's cost.
 
     python benchmarks/round_robin.py [--games 200] [--search-games 30] [--only roy:2 ...]
-        [--policy roy=runs/roy/<run> ...] [--json out.json] [--markdown out.md]
+        [--policy roy=runs/roy/<run> ...] [--flat-ms 50] [--json out.json] [--markdown out.md]
 
 Every pair of agents plays ``training.evaluate`` (two players, seats rotated, the games' default
 ``episode`` option as the unit); a pair with a search agent in it plays ``--search-games``
-games, the others ``--games``. The search agent plays twice: its default settings (random
-rollouts, UCB) and the best setting found so far (``prior=heuristic``), both with the per-game
+games, the others ``--games``. The search agent plays three times: the tree's default settings
+(random rollouts, UCB) and its best tree setting (``prior=heuristic``), both with the per-game
 simulation budget of ``benchmarks/search_strength.py`` (about 35-40 ms of CPU per decision on
-this machine's compiled build, so under the issue's 50 ms). Each agent's cost per decision is
+this machine's compiled build, so under the issue's 50 ms), and the strongest agent of
+docs/baselines.md, ``search-flat`` (``method=flat,rollout=heuristic``, ``--flat-ms``
+milliseconds a decision; 0 leaves it out). Each agent's cost per decision is
 timed on positions of heuristic-against-heuristic games (``act_in`` on the engine, as the
 evaluator calls it). Results are written after every pair, so a cut-short run keeps what it
-measured.
+measured; ``--json`` with ``--resume`` keeps the pairs a file already holds and plays the rest.
 """
 
 from __future__ import annotations
@@ -30,13 +32,17 @@ from benchmarks.search_strength import SETTINGS, unit  # noqa: E402
 from card_envs.agents import make_agent  # noqa: E402
 from card_envs.games import make_engine  # noqa: E402
 from training.evaluate import evaluate  # noqa: E402
+from training.files import atomic_write_bytes  # noqa: E402
 
 
-def agent_specs(game: str, sims: int, policy: str | None) -> dict[str, str]:
-    """Label -> agent spec for one game's round robin."""
+def agent_specs(game: str, sims: int, policy: str | None,
+                flat_ms: float = 0) -> dict[str, str]:
+    """Label -> agent spec for one game's round robin (``search-flat`` when ``flat_ms``)."""
     specs = {"random": "random", "heuristic": "heuristic",
              "search": f"search:simulations={sims}",
              "search-prior": f"search:simulations={sims},prior=heuristic"}
+    if flat_ms:
+        specs["search-flat"] = f"search:method=flat,rollout=heuristic,time_ms={flat_ms:g}"
     if policy:
         specs["policy"] = policy
     return specs
@@ -72,28 +78,37 @@ def decision_ms(agent: Any, spots: list[Any]) -> tuple[float, float]:
 
 
 def run_game(game: str, players: int, sims: int, games: int, search_games: int, seed: int,
-             policy: str | None, cost_positions: int, write: Any) -> dict[str, Any]:
+             policy: str | None, cost_positions: int, write: Any, flat_ms: float = 0,
+             earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One game's round robin; ``earlier``: this game's result from an earlier run of the same
+    agents (``--resume``), whose costs and pairs are kept, not measured again."""
     config = {"num_players": players}
-    specs = agent_specs(game, sims, policy)
+    specs = agent_specs(game, sims, policy, flat_ms)
     labels = list(specs)
-    spots = positions(game, config, cost_positions, seed)
-    costs, cpu_costs = {}, {}
-    for label, spec in specs.items():
-        agent = make_agent(spec, game, config, seed=seed, allow_policy_mismatch=True)
-        timed = spots if not label.startswith("search") else spots[:max(5, len(spots) // 4)]
-        cpu_costs[label], costs[label] = decision_ms(agent, timed)
-    result: dict[str, Any] = {"game": game, "players": players, "simulations": sims,
-                              "unit": unit(game, players), "agents": specs,
-                              "ms_per_decision": costs, "cpu_ms_per_decision": cpu_costs,
-                              "matches": []}
+    if earlier is not None and earlier["agents"] != specs:
+        raise SystemExit(f"--resume: {game}'s earlier agents {earlier['agents']} are not this "
+                         f"run's {specs}")
+    if earlier is not None:
+        result = earlier
+    else:
+        spots = positions(game, config, cost_positions, seed)
+        costs, cpu_costs = {}, {}
+        for label, spec in specs.items():
+            agent = make_agent(spec, game, config, seed=seed, allow_policy_mismatch=True)
+            timed = spots if not label.startswith("search") else spots[:max(5, len(spots) // 4)]
+            cpu_costs[label], costs[label] = decision_ms(agent, timed)
+        result = {"game": game, "players": players, "simulations": sims,
+                  "unit": unit(game, players), "agents": specs,
+                  "ms_per_decision": costs, "cpu_ms_per_decision": cpu_costs, "matches": []}
     write(result)
     if games == 0:  # --cost-only
         return result
+    played = {(m["a"], m["b"]) for m in result["matches"]}
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             searched = a.startswith("search") or b.startswith("search")
             n = search_games if searched else games
-            if n == 0:  # --search-games 0: the cheap pairs only
+            if n == 0 or (a, b) in played:  # --search-games 0: the cheap pairs only
                 continue
             start = time.perf_counter()
             report = evaluate(game, [specs[a], specs[b]], games=n, config=config, seed=seed,
@@ -144,9 +159,17 @@ def main(argv: list[str] | None = None) -> None:
                              "(default: each game's budget, benchmarks/search_strength.py)")
     parser.add_argument("--cost-only", action="store_true",
                         help="time each agent's decisions, play no games")
+    parser.add_argument("--flat-ms", type=float, default=50,
+                        help="search-flat's milliseconds a decision (0: leave it out)")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the games and pairs --json already holds; play the rest")
     parser.add_argument("--markdown", default=None)
     args = parser.parse_args(argv)
+    if args.flat_ms < 0:
+        parser.error(f"--flat-ms: expected milliseconds >= 0, got {args.flat_ms:g}")
+    if args.resume and not args.json:
+        parser.error("--resume needs --json (the file whose pairs are kept)")
     if args.cost_only:
         args.games = 0
     policies = dict(item.split("=", 1) for item in args.policy)
@@ -160,18 +183,26 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--policy: unknown games {sorted(unknown)}")
     print(f"build: {card_envs.BUILD}", flush=True)
     results: list[dict[str, Any]] = []
+    earlier: dict[str, dict[str, Any]] = {}
+    if args.resume and Path(args.json).exists():
+        for saved in json.loads(Path(args.json).read_text())["results"]:
+            earlier[f"{saved['game']}:{saved['players']}"] = saved
 
     def write(current: dict[str, Any]) -> None:
         if args.json:
             done = [r for r in results if r is not current]
-            with open(args.json, "w") as f:
-                json.dump({"build": card_envs.BUILD, "results": [*done, current]}, f, indent=1)
+            kept = [r for key, r in earlier.items()  # --resume: games not (yet) played again
+                    if key not in {f"{x['game']}:{x['players']}" for x in [*done, current]}]
+            text = json.dumps({"build": card_envs.BUILD, "results": [*done, current, *kept]},
+                              indent=1)
+            atomic_write_bytes(args.json, text.encode())  # --resume reads it back
 
     for game, players, sims in settings:
         if args.only and f"{game}:{players}" not in args.only:
             continue
         result = run_game(game, players, sims, args.games, args.search_games, args.seed,
-                          policies.get(game), args.cost_positions, write)
+                          policies.get(game), args.cost_positions, write, args.flat_ms,
+                          earlier.get(f"{game}:{players}"))
         results.append(result)
         write(result)
         print(f"\n{game} ({players} players, {result['unit']}s)\n{markdown(result)}\n",
