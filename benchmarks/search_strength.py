@@ -90,6 +90,11 @@ def shard_sizes(games: int, players: int, shards: int) -> list[int]:
     return [block * (blocks // shards + (i < blocks % shards)) for i in range(shards)]
 
 
+#: What each shard's own entry in a pooled row keeps.
+SHARD_KEYS = ("seed", "games", "win_rate", "ms_per_decision", "simulations_per_decision",
+              "decisions", "wall_s")
+
+
 def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One setting's shards as one row: games and scores summed (a draw scores half, as in
     the evaluator), the interval from the pooled score, per-decision figures weighted by the
@@ -107,8 +112,7 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "ms_per_decision": per_decision("ms_per_decision"),
             "simulations_per_decision": per_decision("simulations_per_decision"),
             "wall_s": max(float(r["wall_s"]) for r in rows),
-            "shards": [{"seed": r["seed"], "games": r["games"], "win_rate": r["win_rate"]}
-                       for r in rows]}
+            "shards": [{key: r[key] for key in SHARD_KEYS} for r in rows]}
 
 
 def run_sharded(game: str, players: int, sims: int, rollout: str, games: int, seed: int,
@@ -127,8 +131,13 @@ def run_sharded(game: str, players: int, sims: int, rollout: str, games: int, se
             for future in as_completed(shard_of):  # each shard reported as it ends
                 i = shard_of[future]
                 finished[i] = row = future.result()
+                # Its cost too: a shard that ends is reported whole even if another is
+                # stopped before the pooled row is written.
                 print(f"  shard seed {tasks[i][5]}: search wins {row['win_rate']:.3f} of "
-                      f"{row['games']} {row['unit']}s, {row['wall_s']:.0f} s", flush=True)
+                      f"{row['games']} {row['unit']}s, {row['wall_s']:.0f} s, "
+                      f"{row['ms_per_decision']:.1f} ms and "
+                      f"{row['simulations_per_decision']:.1f} simulations a decision over "
+                      f"{row['decisions']} decisions", flush=True)
         rows = [finished[i] for i in range(len(tasks))]
     for row, task in zip(rows, tasks, strict=True):
         row["seed"] = task[5]

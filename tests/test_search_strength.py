@@ -33,6 +33,8 @@ def test_pooled_sums_the_scores_and_weights_per_decision_figures() -> None:
     assert row["simulations_per_decision"] == pytest.approx(25.0)
     assert row["decisions"] == 40 and row["wall_s"] == 9.0
     assert [s["seed"] for s in row["shards"]] == [0, 1]
+    assert [(s["ms_per_decision"], s["decisions"]) for s in row["shards"]] == [(40.0, 30),
+                                                                               (80.0, 10)]
 
 
 def test_two_processes_play_the_two_seeded_shards(capsys) -> None:
@@ -44,6 +46,9 @@ def test_two_processes_play_the_two_seeded_shards(capsys) -> None:
     for shard in row["shards"]:
         assert (f"shard seed {shard['seed']}: search wins {shard['win_rate']:.3f} "
                 f"of 4 hands") in printed
+        assert (f"{shard['ms_per_decision']:.1f} ms and "  # its own cost, as it ends
+                f"{shard['simulations_per_decision']:.1f} simulations a decision over "
+                f"{shard['decisions']} decisions") in printed
     alone = [run(*args, 4, seed, "none", "flat", None) for seed in (5, 6)]
     assert row["games"] == 8
     assert [s["win_rate"] for s in row["shards"]] == [r["win_rate"] for r in alone]
