@@ -88,6 +88,9 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
     if earlier is not None and earlier["agents"] != specs:
         raise SystemExit(f"--resume: {game}'s earlier agents {earlier['agents']} are not this "
                          f"run's {specs}")
+    if earlier is not None and earlier.get("seed", seed) != seed:  # other deals: not one run
+        raise SystemExit(f"--resume: {game}'s earlier pairs were played with --seed "
+                         f"{earlier['seed']}, this run's is {seed}")
     if earlier is not None:
         result = earlier
     else:
@@ -97,7 +100,7 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
             agent = make_agent(spec, game, config, seed=seed, allow_policy_mismatch=True)
             timed = spots if not label.startswith("search") else spots[:max(5, len(spots) // 4)]
             cpu_costs[label], costs[label] = decision_ms(agent, timed)
-        result = {"game": game, "players": players, "simulations": sims,
+        result = {"game": game, "players": players, "simulations": sims, "seed": seed,
                   "unit": unit(game, players), "agents": specs,
                   "ms_per_decision": costs, "cpu_ms_per_decision": cpu_costs, "matches": []}
     write(result)
@@ -108,7 +111,8 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
         for b in labels[i + 1:]:
             searched = a.startswith("search") or b.startswith("search")
             n = search_games if searched else games
-            if n == 0 or (a, b) in played:  # --search-games 0: the cheap pairs only
+            # --search-games 0: the cheap pairs only; --resume: a pair already played
+            if n == 0 or (a, b) in played:
                 continue
             start = time.perf_counter()
             report = evaluate(game, [specs[a], specs[b]], games=n, config=config, seed=seed,

@@ -49,6 +49,8 @@ def test_round_robin_resume_keeps_the_pairs_played_and_plays_the_rest(tmp_path: 
     with pytest.raises(SystemExit, match="earlier agents"):  # another agent set: refused
         main(["--only", "roy:2", "--simulations", "2", "--flat-ms", "3", "--json", str(out),
               "--resume"])
+    with pytest.raises(SystemExit, match="--seed 0, this run's is 1"):  # other deals: refused
+        main([*cheap, "--seed", "1", "--resume"])
 
 
 def test_round_robin_refuses_unknown_settings() -> None:
