@@ -85,13 +85,13 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
     config = {"num_players": players}
     specs = agent_specs(game, sims, policy, flat_ms)
     labels = list(specs)
-    if earlier is not None and earlier["agents"] != specs:
-        raise SystemExit(f"--resume: {game}'s earlier agents {earlier['agents']} are not this "
-                         f"run's {specs}")
-    if earlier is not None and earlier.get("seed", seed) != seed:  # other deals: not one run
-        raise SystemExit(f"--resume: {game}'s earlier pairs were played with --seed "
-                         f"{earlier['seed']}, this run's is {seed}")
     if earlier is not None:
+        if earlier["agents"] != specs:
+            raise SystemExit(f"--resume: {game}'s earlier agents {earlier['agents']} are not "
+                             f"this run's {specs}")
+        if earlier.get("seed", seed) != seed:  # other deals: not one run
+            raise SystemExit(f"--resume: {game}'s earlier pairs were played with --seed "
+                             f"{earlier['seed']}, this run's is {seed}")
         result = earlier
     else:
         spots = positions(game, config, cost_positions, seed)
@@ -126,6 +126,11 @@ def run_game(game: str, players: int, sims: int, games: int, search_games: int, 
                   f"{result['unit']}s ({match['wall_s']:.0f} s)", flush=True)
             write(result)
     return result
+
+
+def setting(result: dict[str, Any]) -> str:
+    """A result's game and seat count as ``--only`` spells them (``roy:2``)."""
+    return f"{result['game']}:{result['players']}"
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -190,13 +195,13 @@ def main(argv: list[str] | None = None) -> None:
     earlier: dict[str, dict[str, Any]] = {}
     if args.resume and Path(args.json).exists():
         for saved in json.loads(Path(args.json).read_text())["results"]:
-            earlier[f"{saved['game']}:{saved['players']}"] = saved
+            earlier[setting(saved)] = saved
 
     def write(current: dict[str, Any]) -> None:
         if args.json:
             done = [r for r in results if r is not current]
             kept = [r for key, r in earlier.items()  # --resume: games not (yet) played again
-                    if key not in {f"{x['game']}:{x['players']}" for x in [*done, current]}]
+                    if key not in {setting(x) for x in [*done, current]}]
             text = json.dumps({"build": card_envs.BUILD, "results": [*done, current, *kept]},
                               indent=1)
             atomic_write_bytes(args.json, text.encode())  # --resume reads it back
