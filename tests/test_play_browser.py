@@ -167,3 +167,38 @@ def test_replay_steps_both_ways_and_bad_requests_leave_the_game_unharmed(page, s
     page.wait_for_function("document.querySelector('#position').textContent.startsWith("
                            "'position 3 ')")
     assert page.locator("#table").inner_html() == third
+
+
+def test_quick_clicks_are_neither_lost_nor_doubled(page, server) -> None:
+    """Clicks that come faster than the server's replies (as under load): a double click on a
+    move sends one move; three quick steps of a replay go three positions, not one."""
+    setup(page, "roy", ["person", "heuristic"])
+    page.click("#start")
+    page.wait_for_selector("#moves button")
+    game_id = page.evaluate("state.id")
+    count = page.evaluate("state.event_count")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/move") else None)
+    with page.expect_response(lambda r: r.url.endswith("/move")):
+        page.evaluate("() => { const a = document.querySelector('#moves button').dataset.action;"
+                      " move(a); move(a); }")  # both clicks before the first reply
+    page.wait_for_function(f"state.event_count > {count}")
+    assert len(sent) == 1, sent
+    session = page.request.get(f"{server}/api/sessions/{game_id}").json()
+    assert [e["who"] for e in session["events"]].count("person") == 1, session["events"]
+    assert not page.locator("#error").is_visible(), page.locator("#error").inner_text()
+
+    record = page.request.get(f"{server}/api/sessions/{game_id}/record").text()
+    page.click("#new-game")
+    page.fill("#record-text", record)
+    page.click("#open-replay")
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    length = page.evaluate("replay.length")
+    assert length >= 3
+    page.evaluate("stepReplay(1); stepReplay(1); stepReplay(1)")
+    page.wait_for_function("document.querySelector('#position').textContent.startsWith("
+                           "'position 3 ')")
+    page.evaluate(f"for (let i = 0; i < {length + 5}; i++) stepReplay(1)")  # past the end
+    page.wait_for_function(f"replay.t === {length}")
+    assert not page.locator("#error").is_visible(), page.locator("#error").inner_text()
+    assert page.locator("#forward").is_disabled()

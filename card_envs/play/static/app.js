@@ -5,6 +5,8 @@ const $ = (id) => document.getElementById(id);
 let GAMES = [];
 let state = null;        // the last payload of a game (play / watch)
 let replay = null;       // the last payload of a replay
+let replayWanted = 0;    // the position last asked for: quick clicks add up before replies
+let moving = false;      // a move is on its way, or its reply is still being shown
 let watchTimer = null;
 let paused = false;
 // Milliseconds between the other seats' moves as they are shown (?delay=0 shows them at once).
@@ -200,6 +202,7 @@ function showGame(payload, animate) {
   $("choices").innerHTML = "";
   const events = payload.events;
   const finish = () => {
+    moving = false;
     drawScene(payload.scene, payload.legal);
     const moves = $("moves");
     moves.innerHTML = payload.legal.length ? "Your move: " : "";
@@ -237,10 +240,14 @@ function showGame(payload, animate) {
 }
 
 async function move(action) {
+  // One move per reply: a double click must not send its second click as the next move.
+  if (moving) return;
+  moving = true;
   try {
     showError("");
     showGame(await api("POST", `/api/sessions/${state.id}/move`, { action }), true);
   } catch (err) {
+    moving = false;
     showError(err.message);
   }
 }
@@ -270,6 +277,7 @@ async function start() {
 // -- a replay ---------------------------------------------------------------------------------
 function showReplay(payload) {
   replay = payload;
+  replayWanted = payload.t;
   state = null;
   $("setup").hidden = true;
   $("game-view").hidden = false;
@@ -300,10 +308,16 @@ async function openReplay() {
 }
 
 async function stepReplay(delta) {
+  const target = Math.min(Math.max(replayWanted + delta, 0), replay.length);
+  if (target === replayWanted) return;
+  replayWanted = target;
   try {
     showError("");
-    showReplay(await api("GET", `/api/replays/${replay.id}/${replay.t + delta}`));
+    const payload = await api("GET", `/api/replays/${replay.id}/${target}`);
+    // A later click has asked for another position: its own reply will show it.
+    if (payload.id === replay.id && payload.t === replayWanted) showReplay(payload);
   } catch (err) {
+    replayWanted = replay.t;
     showError(err.message);
   }
 }
