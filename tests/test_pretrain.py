@@ -74,6 +74,52 @@ def test_cloning_keeps_the_epoch_best_on_held_out_games() -> None:
     assert hits / (len(data) - n_fit) == pytest.approx(stats["bc_val_accuracy"])
 
 
+def test_each_collection_is_held_out_by_its_own_newest_games() -> None:
+    """The clone's games and each DAgger round's are split apart: a round smaller than the
+    held-out share is still mostly trained on (one tail of everything held out all of it)."""
+    from training.pretrain import Demonstrations, _joined
+
+    def rows(n: int) -> Demonstrations:
+        return Demonstrations(np.zeros((n, 3), np.float32), np.ones((n, 2), bool),
+                              np.zeros(n, np.int64), np.zeros(n, np.float32))
+
+    fit, held = rows(100).held_out(0.1)
+    assert (fit == np.arange(90)).all() and (held == np.arange(90, 100)).all()
+    joined = _joined(_joined(rows(100), rows(9)), rows(20))
+    assert joined.collections == (100, 9, 20)
+    fit, held = joined.held_out(0.1)
+    assert held.tolist() == list(range(90, 100)) + [127, 128]
+    assert set(range(100, 109)) <= set(fit.tolist())  # the 9-row round: trained on, all of it
+    assert sorted(fit.tolist() + held.tolist()) == list(range(129))
+
+
+def test_cloning_trains_on_a_small_dagger_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DAgger round a twentieth the size of the clone's games is trained on, but for its own
+    newest games, and no held-out row is ever trained on. Every row is marked with its index
+    (column 0) and the rows each minibatch brings are recorded."""
+    import training.pretrain as pt
+
+    clone = collect("roy", {"num_players": 2}, games=40, max_decisions=20_000, seed=1)
+    small = collect("roy", {"num_players": 2}, games=2, max_decisions=20_000, seed=99)
+    data = pt._joined(clone, small)
+    assert len(small) < 0.1 * len(data)
+    data.observations[:, 0] = np.arange(len(data))
+    seen: set[int] = set()
+    real = pt._evaluate
+
+    def spy(policy, x, masks, from_features):
+        seen.update(int(v) for v in x[:, 0])
+        return real(policy, x, masks, from_features)
+
+    monkeypatch.setattr(pt, "_evaluate", spy)
+    pt.behaviour_clone(_fresh_roy_model(), data, epochs=2, batch_size=256,
+                       learning_rate=1e-3, seed=0)
+    fit, held = data.held_out(0.1)
+    assert seen == set(fit.tolist()) and not seen & set(held.tolist())
+    round_rows = set(range(len(clone), len(data)))
+    assert len(seen & round_rows) == len(small) - int(len(small) * 0.1)
+
+
 def test_pretrain_config_is_validated() -> None:
     with pytest.raises(ConfigError, match=r"pretrain\.gmes: unknown key \(did you mean 'games'"):
         from_dict({"game": "roy", "pretrain": {"gmes": 3}})

@@ -59,9 +59,25 @@ class Demonstrations:
     returns: np.ndarray  # float32 (N,): the deciding seat's reward from this decision on
     #: float32 (N, actions): a search teacher's move distributions (None: ``actions`` one-hot)
     targets: np.ndarray | None = None
+    #: the rows of each collection joined here, in order (None: one collection, all the rows)
+    collections: tuple[int, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def held_out(self, share: float) -> tuple[np.ndarray, np.ndarray]:
+        """(rows to fit, rows held out): the last ``share`` of each collection's rows, its
+        newest games. Per collection, so that a DAgger round is trained on: one tail of
+        everything held out the whole of any round smaller than ``share`` of the data."""
+        sizes = self.collections or (len(self),)
+        fit, held = [], []
+        start = 0
+        for size in sizes:
+            n_held = int(size * share)
+            fit.append(np.arange(start, start + size - n_held))
+            held.append(np.arange(start + size - n_held, start + size))
+            start += size
+        return np.concatenate(fit), np.concatenate(held)
 
 
 @dataclass
@@ -252,15 +268,17 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
                     learning_rate: float, seed: int, validation: float = 0.1,
                     should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
     """Fit the policy to the demonstrations and keep the epoch that predicts held-out games
-    best (the last ``validation`` share of the decisions, i.e. of the games: many epochs on
-    few games memorise them). Returns the last epoch's training loss and accuracy and the
-    kept epoch's held-out accuracy. ``should_stop`` is asked before each minibatch."""
+    best (the last ``validation`` share of each collection's decisions, i.e. of its games:
+    many epochs on few games memorise them; :meth:`Demonstrations.held_out`). Returns the last
+    epoch's training loss and accuracy and the kept epoch's held-out accuracy. ``should_stop``
+    is asked before each minibatch."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     gen = torch.Generator().manual_seed(seed)
-    n_val = int(len(data) * validation) if epochs and len(data) > 1 else 0
-    n_fit = len(data) - n_val
+    fit_rows, held_rows = (data.held_out(validation) if epochs and len(data) > 1
+                           else (np.arange(len(data)), np.arange(0)))
+    n_fit, n_val = len(fit_rows), len(held_rows)
     # Everything on the policy's device; the minibatch order is drawn on the CPU (the same
     # order on every device, and torch's CPU generator is the one seeded here).
     device = policy.device
@@ -271,6 +289,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
     actions = torch.as_tensor(data.actions, device=device)
     returns = torch.as_tensor(data.returns, device=device)
     targets = None if data.targets is None else torch.as_tensor(data.targets, device=device)
+    fit = torch.as_tensor(fit_rows, device=device)
+    held = torch.as_tensor(held_rows, device=device)
     stats = {"bc_loss": float("nan"), "bc_accuracy": float("nan"),
              "bc_val_accuracy": float("nan"), "bc_best_epoch": 0}
     best_state: dict[str, torch.Tensor] | None = None
@@ -280,7 +300,7 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         losses, hits = [], 0
         for start in range(0, n_fit, batch_size):
             _check_stop(should_stop)
-            idx = order[start:start + batch_size].to(device)
+            idx = fit[order[start:start + batch_size].to(device)]
             values, dist = _evaluate(policy, x[idx], masks[idx], pre)
             imitation = (-dist.log_prob(actions[idx]) if targets is None
                          else soft_cross_entropy(dist, targets[idx]))
@@ -295,9 +315,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
                 hits += _greedy_hits(policy, x[idx], masks[idx], actions[idx], pre)
         stats.update(bc_loss=float(np.mean(losses)), bc_accuracy=hits / n_fit)
         if n_val:
-            val = sum(_greedy_hits(policy, x[s:s + batch_size], masks[s:s + batch_size],
-                                   actions[s:s + batch_size], pre)
-                      for s in range(n_fit, len(data), batch_size)) / n_val
+            val = sum(_greedy_hits(policy, x[rows], masks[rows], actions[rows], pre)
+                      for rows in held.split(batch_size)) / n_val
             if val > best_val:
                 best_val = val
                 stats.update(bc_val_accuracy=val, bc_best_epoch=epoch)
@@ -322,7 +341,8 @@ def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
     return Demonstrations(np.concatenate([a.observations, b.observations]),
                           np.concatenate([a.masks, b.masks]),
                           np.concatenate([a.actions, b.actions]),
-                          np.concatenate([a.returns, b.returns]), targets)
+                          np.concatenate([a.returns, b.returns]), targets,
+                          (a.collections or (len(a),)) + (b.collections or (len(b),)))
 
 
 def _targets_of(data: Demonstrations) -> np.ndarray:
@@ -400,11 +420,11 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
     :func:`collect`), then ``dagger_rounds`` times add ``dagger_games`` games played by the
     policy so far (labelled by ``dagger_teacher``, by default the teacher; with
     ``policy_prior``, by that search with the policy as its prior: expert iteration) and train
-    ``dagger_epochs`` more on everything gathered. The held-out share is the newest games:
-    the policy's own. ``should_stop`` (asked often: a few decisions or one minibatch apart)
-    returning True raises :class:`WarmStartStopped`, leaving the policy part-trained. The
-    stats split the wall time into the teacher's games (``teacher_seconds``) and the cloning
-    (``clone_seconds``)."""
+    ``dagger_epochs`` more on everything gathered. The held-out share is each collection's
+    newest games (the clone's and each round's). ``should_stop`` (asked often: a few decisions
+    or one minibatch apart) returning True raises :class:`WarmStartStopped`, leaving the policy
+    part-trained. The stats split the wall time into the teacher's games
+    (``teacher_seconds``) and the cloning (``clone_seconds``)."""
     settings, dagger_settings = _check_arguments(
         model, game, env_config, games, epochs, batch_size, learning_rate, max_decisions,
         reward, reward_scale, dagger_rounds, dagger_games, dagger_epochs, teacher,
