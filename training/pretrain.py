@@ -65,14 +65,18 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    @property
+    def collection_sizes(self) -> tuple[int, ...]:
+        """The rows of each collection, in order (one collection: all the rows)."""
+        return self.collections or (len(self),)
+
     def held_out(self, share: float) -> tuple[np.ndarray, np.ndarray]:
         """(rows to fit, rows held out): the last ``share`` of each collection's rows, its
         newest games. Per collection, so that a DAgger round is trained on: one tail of
         everything held out the whole of any round smaller than ``share`` of the data."""
-        sizes = self.collections or (len(self),)
         fit, held = [], []
         start = 0
-        for size in sizes:
+        for size in self.collection_sizes:
             n_held = int(size * share)
             fit.append(np.arange(start, start + size - n_held))
             held.append(np.arange(start + size - n_held, start + size))
@@ -342,7 +346,7 @@ def _joined(a: Demonstrations, b: Demonstrations) -> Demonstrations:
                           np.concatenate([a.masks, b.masks]),
                           np.concatenate([a.actions, b.actions]),
                           np.concatenate([a.returns, b.returns]), targets,
-                          (a.collections or (len(a),)) + (b.collections or (len(b),)))
+                          a.collection_sizes + b.collection_sizes)
 
 
 def _targets_of(data: Demonstrations) -> np.ndarray:
