@@ -39,8 +39,10 @@ SHRINK = {
                  "opponents": {"self": 1.0}},  # every opponent a snapshot network
     "training": {"total_timesteps": 32, "checkpoint_every": 32},
     "evaluation": {"every": 10**6, "games": 1, "final_games": 0, "parallel": 1},
+    # Each config's own DAgger rounds (and labeller: Deluxe Memory's is the search), one game
+    # of at most 32 decisions each.
     "pretrain": {"games": 1, "epochs": 1, "batch_size": 32, "max_decisions": 32,
-                 "dagger_rounds": 0},
+                 "dagger_games": 1, "dagger_epochs": 1},
 }
 
 
