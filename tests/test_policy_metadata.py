@@ -23,7 +23,9 @@ from card_envs.agents.provenance import (
     read_identity,
     record_identity,
 )
+from card_envs.agents.search import SearchAgent
 from card_envs.core.gym_env import CardGymEnv
+from card_envs.games import make_engine
 from card_envs.versions import env_name
 from tests.test_training import game_config
 from training.actors import make_actor
@@ -92,6 +94,18 @@ def test_an_opponent_trained_on_other_options_is_refused(policy: Path) -> None:
     # Where everything matches, nothing needs saying.
     assert make_agent(str(policy), "roy", GAME_OPTIONS)
     CardGymEnv("roy", opponent=str(policy), **GAME_OPTIONS)
+
+
+def test_a_search_prior_trained_on_other_options_is_refused(policy: Path) -> None:
+    """The search's prior policy is checked as any policy is, and said otherwise, plays."""
+    spec = f"search:policy={policy},rollout=heuristic,simulations=4"
+    with pytest.raises(PolicyMismatchError, match="option episode"):
+        make_agent(spec, "roy", {"episode": "hand"})
+    search = make_agent(spec, "roy", {"episode": "hand"}, allow_policy_mismatch=True)
+    assert isinstance(search, SearchAgent) and search._policy is not None
+    engine = make_engine("roy", episode="hand")
+    engine.reset(seed=0)
+    assert engine.is_legal(search.act_in(engine))
 
 
 @pytest.mark.parametrize(("changes", "listed"), [

@@ -51,7 +51,8 @@ def make_agent(spec: AgentSpec, game: str, config: dict[str, Any] | None = None,
         if text == "search" or text.startswith("search:"):
             from card_envs.agents.search import make_search_agent
 
-            return make_search_agent(text, game, config, seed=seed)
+            return make_search_agent(text, game, config, seed=seed,
+                                     allow_policy_mismatch=allow_policy_mismatch)
         if text == "heuristic":
             from card_envs.games import get_game
 

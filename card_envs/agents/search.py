@@ -208,9 +208,11 @@ class SearchAgent(Agent):
 
     def __init__(self, game: str | None, config: Mapping[str, Any] | None = None,
                  settings: SearchSettings | None = None, seed: int | None = None,
-                 **kwargs: Any) -> None:
+                 allow_policy_mismatch: bool = False, **kwargs: Any) -> None:
         """``game``: a registered game (its options ``config``), or None to search any engine
-        that offers the hooks (random rollouts only: no heuristic, no policy)."""
+        that offers the hooks (random rollouts only: no heuristic, no policy).
+        ``allow_policy_mismatch``: take a ``policy`` saved for other options or versions (as
+        :func:`~card_envs.agents.make_agent` does; e.g. a full-game policy searching hands)."""
         from card_envs.games import get_game, make_engine
 
         if settings is not None and kwargs:
@@ -231,7 +233,8 @@ class SearchAgent(Agent):
             from card_envs.agents import make_agent
             from card_envs.agents.policy import PolicyAgent
 
-            loaded = make_agent(self.settings.policy, self.game, self.config)
+            loaded = make_agent(self.settings.policy, self.game, self.config,
+                                allow_policy_mismatch=allow_policy_mismatch)
             if not isinstance(loaded, PolicyAgent):
                 raise ValueError(f"search setting policy={self.settings.policy!r}: expected a "
                                  "saved MaskablePPO policy (.zip) or a training run directory")
@@ -513,11 +516,13 @@ def _most_visited(root: dict[int, _Edge], legal: list[int], seat: int) -> int:
 
 
 def make_search_agent(spec: str, game: str, config: Mapping[str, Any] | None = None,
-                      seed: int | None = None) -> SearchAgent:
+                      seed: int | None = None,
+                      allow_policy_mismatch: bool = False) -> SearchAgent:
     """The agent an agent spec ``search`` or ``search:<key>=<value>,...`` names."""
     head, sep, rest = spec.partition(":")
     if head != "search" or (sep and not rest.strip()):
         raise ValueError(f"agent spec {spec!r}: expected 'search' or "
                          "'search:<key>=<value>,...' (keys: "
                          + ", ".join(f.name for f in fields(SearchSettings)) + ")")
-    return SearchAgent(game, config, SearchSettings.parse(rest), seed=seed)
+    return SearchAgent(game, config, SearchSettings.parse(rest), seed=seed,
+                       allow_policy_mismatch=allow_policy_mismatch)
