@@ -393,6 +393,12 @@ def _check_search(cfg: Config) -> None:
             parsed[key] = SearchSettings.parse(spec.partition(":")[2])
         except ValueError as err:
             raise ConfigError(f"{key}: {err}") from None
+    reward = cfg.env.get("reward", "win")
+    for key, settings in parsed.items():
+        if settings is not None and settings.horizon == "deal" and reward == "win":
+            raise ConfigError(f"{key}: horizon=deal scores what a deal pays, but env.reward "
+                              "is 'win', which pays only at the episode's end: use "
+                              "env.reward: score, or horizon=episode")
     if pt.dagger_teacher is not None and not pt.dagger_rounds:
         raise ConfigError("pretrain.dagger_teacher: labels the DAgger rounds: it needs "
                           "pretrain.dagger_rounds >= 1")

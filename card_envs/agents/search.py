@@ -56,10 +56,14 @@ from card_envs.agents.base import Agent
 #: Rollout agents by name (``policy`` needs ``policy=<path>``).
 ROLLOUTS = ("random", "heuristic", "policy")
 LEAVES = ("rollout", "value")
-VALUES = ("win", "reward")
+VALUES = ("win", "reward", "margin")
+HORIZONS = ("episode", "deal")
 OPPONENTS = ("search", "rollout")
 PRIORS = ("none", "heuristic")
 METHODS = ("ismcts", "flat")
+_WIN_PAYS_AT_THE_END = ("search setting horizon=deal scores what a deal pays, but this {game} "
+                        "config has reward='win', which pays only at the episode's end: use "
+                        "reward='score', or horizon=episode")
 #: Share of a node's prior that ``prior=heuristic`` gives the heuristic's move (the rest is
 #: spread evenly over every legal move).
 HEURISTIC_PRIOR = 0.5
@@ -85,8 +89,15 @@ class SearchSettings:
     #: How a new node is scored: "rollout", or "value" (the policy's value head).
     leaf: str = "rollout"
     #: What a finished game is worth to a seat: "win" (1 / winners for each winner, else 0:
-    #: what training.evaluate scores) or "reward" (the engine's summed rewards from here on).
+    #: what training.evaluate scores), "reward" (the engine's summed rewards from here on), or
+    #: "margin" (that minus the mean of the other seats': what ``selfplay.reward: zero_sum``
+    #: pays). "reward" and "margin" are in the engine's units, not [0, 1].
     value: str = "win"
+    #: Where the tree and the rollouts stop: "episode" (its end), or "deal" (also the end of
+    #: the hand or round the decision is in, the engine's ``deal_number``: a game of many
+    #: deals is then searched one deal ahead, scored by what the deal pays; needs
+    #: value=reward or margin, and an engine config that pays rewards as deals end).
+    horizon: str = "episode"
     #: How the other seats move inside the tree: "search" (each maximises its own value, as
     #: the deciding seat does: SO-ISMCTS proper), or "rollout" (the rollout agent's moves: an
     #: opponent model, which does not let them play on the determinization's hidden cards).
@@ -129,6 +140,11 @@ class SearchSettings:
                             f"{', '.join(OPPONENTS)}")
         if self.value not in VALUES:
             problems.append(f"value={self.value!r}: expected one of {', '.join(VALUES)}")
+        if self.horizon not in HORIZONS:
+            problems.append(f"horizon={self.horizon!r}: expected one of {', '.join(HORIZONS)}")
+        elif self.horizon == "deal" and self.value == "win":
+            problems.append("horizon=deal scores a rollout by what the deal pays: it needs "
+                            "value=reward or value=margin (a deal's end has no winner)")
         if self.prior not in PRIORS:
             problems.append(f"prior={self.prior!r}: expected one of {', '.join(PRIORS)}")
         if self.method not in METHODS:
@@ -227,6 +243,8 @@ class SearchAgent(Agent):
             raise ValueError("a SearchAgent for any game (game=None) rolls out at random and "
                              "takes no policy or prior: name the game for heuristic or policy "
                              "play")
+        if self.settings.horizon == "deal" and self.config.get("reward") == "win":
+            raise ValueError(_WIN_PAYS_AT_THE_END.format(game=self.game))
         self.rng = np.random.default_rng(seed)
         self._policy: Any = None
         if self.settings.policy is not None and self.game is not None:
@@ -247,6 +265,8 @@ class SearchAgent(Agent):
             for i, heuristic in enumerate(self._heuristics):  # as seed() seeds them
                 heuristic.seed(None if seed is None else seed + 1 + i)
         self._obs: np.ndarray | None = None
+        #: The deal (``deal_number``) the decision being searched is in, with horizon=deal.
+        self._deal: int | None = None
         #: After each decision: the simulations run, and the root's visits per action (the
         #: search's move distribution).
         self.last_simulations = 0
@@ -282,6 +302,10 @@ class SearchAgent(Agent):
         s = self.settings
         seat = engine.current_player
         seats = engine.num_players
+        if s.horizon == "deal":
+            if engine.reward_mode == "win":
+                raise ValueError(_WIN_PAYS_AT_THE_END.format(game=engine.name))
+            self._deal = engine.deal_number
         rng = self.rng
         fast = random.Random(int(rng.integers(2**63)))
         deadline = None if s.time_ms is None else started + s.time_ms / 1000.0
@@ -328,10 +352,11 @@ class SearchAgent(Agent):
                   fast: random.Random) -> None:
         """One simulation on the determinization ``world``: select down the tree, expand one
         node, score it, and add the score to every edge on the path."""
-        summed = [0.0] * seats if self.settings.value == "reward" else None
+        summed = [0.0] * seats if self.settings.value != "win" else None
         modelled = self.settings.opponents == "rollout"
+        deal = self._deal
         path: list[_Edge] = []
-        while not world.done:
+        while not world.done and (deal is None or world.deal_number == deal):
             mover = world.current_player
             if modelled and mover != seat:  # the opponent model moves; the tree records it
                 action = self._rollout_move(world, fast)
@@ -401,21 +426,22 @@ class SearchAgent(Agent):
         if not world.done and s.leaf == "value":
             return self._value_head(world, seats)
         depth = -1 if s.rollout_depth is None else s.rollout_depth
+        deal = self._deal
         if s.rollout == "random":
-            while not world.done and depth != 0:
+            while not world.done and depth != 0 and (deal is None or world.deal_number == deal):
                 legal = np.flatnonzero(world.legal_mask())
                 world.step(int(legal[fast.randrange(legal.size)]))
                 if summed is not None:
                     _add(summed, world.rewards)
                 depth -= 1
         else:
-            while not world.done and depth != 0:
+            while not world.done and depth != 0 and (deal is None or world.deal_number == deal):
                 world.step(self._rollout_move(world, fast))
                 if summed is not None:
                     _add(summed, world.rewards)
                 depth -= 1
         if summed is not None:
-            return summed
+            return _margins(summed) if s.value == "margin" else summed
         if not world.done:  # cut off: the value head if there is one, else no opinion
             return self._value_head(world, seats) if self._policy is not None \
                 else [1.0 / seats] * seats
@@ -495,6 +521,15 @@ class SearchAgent(Agent):
         with torch.no_grad():
             values = self._policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
         return [min(1.0, max(0.0, (float(v) + 1.0) / 2.0)) for v in values]
+
+
+def _margins(summed: list[float]) -> list[float]:
+    """Each seat's summed reward minus the mean of the other seats' (``value=margin``)."""
+    others = len(summed) - 1
+    if others == 0:
+        return summed
+    total = sum(summed)
+    return [v - (total - v) / others for v in summed]
 
 
 def _add(total: list[float], rewards: np.ndarray) -> None:

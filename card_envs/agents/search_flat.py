@@ -1,7 +1,8 @@
 """Flat Monte Carlo over the root moves: rollout policy improvement (``method=flat``).
 
 Each root move is scored by rollouts from determinizations: the deciding seat's move, then
-every seat moving by the rollout agent to the end of the episode (or ``rollout_depth`` steps).
+every seat moving by the rollout agent to the end of the episode (or of the deal, with
+``horizon=deal``, or ``rollout_depth`` steps).
 With the game's heuristic as the rollout agent this is Tesauro and Galperin's rollout policy
 improvement ("On-line policy improvement using Monte-Carlo search", NIPS 1996): the move whose
 heuristic continuation does best, which, with enough rollouts, plays at least as well as the
@@ -88,7 +89,7 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
                 rollout_started = time.perf_counter()
                 # The last candidate plays on the world itself: nothing reads it after.
                 trial = world if i == last else world.clone()
-                summed = [0.0] * seats if s.value == "reward" else None
+                summed = [0.0] * seats if s.value != "win" else None
                 trial.step(a)
                 if summed is not None:
                     for i, r in enumerate(trial.rewards.tolist()):

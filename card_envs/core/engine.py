@@ -495,6 +495,13 @@ class Engine:
         rounds or hands); ``reset(decks=...)`` can stack only those deals."""
         return False
 
+    @property
+    def deal_number(self) -> int:
+        """*game*: deals so far this episode (1 in the first): the hand or round in play, for
+        a game that deals again (:meth:`later_deals`). A search with ``horizon=deal`` stops
+        its rollouts when it changes."""
+        return 1
+
     def next_stacked_deck(self) -> list[int] | None:
         """The stacked deck for the deal starting now (a later round's), or None to shuffle."""
         return self.stacked_decks.pop(0) if self.stacked_decks else None

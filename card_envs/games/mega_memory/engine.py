@@ -346,6 +346,10 @@ class MegaMemoryEngine(CachedViewsEngine):
     def later_deals(self) -> bool:
         return self.config["episode"] == "game"
 
+    @property
+    def deal_number(self) -> int:
+        return self.round_number
+
     def _deal(self, deck: list[int] | None) -> None:
         fd = self.config["first_dealer"]
         self.dealer = self.random_below(2) if fd == "random" else fd

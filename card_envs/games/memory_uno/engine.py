@@ -425,6 +425,10 @@ class MemoryUnoEngine(Engine):
     def later_deals(self) -> bool:
         return self.config["episode"] == "game"
 
+    @property
+    def deal_number(self) -> int:
+        return self.round_number
+
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fp = self.config["first_player"]

@@ -227,6 +227,10 @@ class RoyEngine(CachedViewsEngine):
     def later_deals(self) -> bool:
         return self.config["episode"] == "game"
 
+    @property
+    def deal_number(self) -> int:
+        return self.hand_number
+
     def _deal(self, deck: list[int] | None) -> None:
         n = self.num_players
         fd = self.config["first_dealer"]
