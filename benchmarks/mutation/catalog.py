@@ -87,6 +87,7 @@ SEARCH = "card_envs/agents/search.py"
 SEARCH_TESTS = "tests/test_search_agent.py"
 SEARCH_FLAT = "card_envs/agents/search_flat.py"
 FLAT_TESTS = "tests/test_search_flat.py"
+HORIZON_TESTS = "tests/test_search_horizon.py"
 SPIEL = "card_envs/analysis/spiel.py"
 EXPLOIT_TESTS = "tests/test_exploitability.py"
 
@@ -2548,6 +2549,45 @@ CATALOG: tuple[Mutant, ...] = (
         tests=(f"{SEARCH_TESTS}::"
                "test_heuristic_prior_spends_a_small_budget_on_the_heuristics_move",),
         why="one lost rollout of the heuristic's move sends the budget to every other move",
+    ),
+    Mutant(
+        id="search-deal-horizon-rollout-plays-on",
+        area="agents",
+        path=SEARCH,
+        old="            while not world.done and depth != 0 and (deal is None or "
+            "world.deal_number == deal):\n"
+            "                world.step(self._rollout_move(world, fast))\n",
+        new="            while not world.done and depth != 0:\n"
+            "                world.step(self._rollout_move(world, fast))\n",
+        tests=(f"{HORIZON_TESTS}::test_a_deal_horizon_rollout_stops_where_the_deal_ends",),
+        why="horizon=deal is accepted, but heuristic rollouts play on to the game's end",
+    ),
+    Mutant(
+        id="search-deal-horizon-tree-crosses-the-deal",
+        area="agents",
+        path=SEARCH,
+        old="        while not world.done and (deal is None or world.deal_number == deal):\n",
+        new="        while not world.done:\n",
+        tests=(f"{HORIZON_TESTS}::test_a_deal_horizon_tree_never_crosses_into_the_next_deal",),
+        why="the tree grows into the next deal, whose cards no rollout of this one sees",
+    ),
+    Mutant(
+        id="search-margin-is-the-own-reward",
+        area="agents",
+        path=SEARCH,
+        old='            return _margins(summed) if s.value == "margin" else summed\n',
+        new="            return summed\n",
+        tests=(f"{HORIZON_TESTS}::test_a_deal_horizon_rollout_is_scored_by_what_the_deal_paid",),
+        why="value=margin scores a seat's own points: the opponent's hand costs it nothing",
+    ),
+    Mutant(
+        id="roy-deal-number-never-counts",
+        area="roy",
+        path=ROY,
+        old="        return self.hand_number\n",
+        new="        return 1\n",
+        tests=(f"{HORIZON_TESTS}::test_deal_number_counts_the_deals_of_a_full_game",),
+        why="a full game's later hands look like its first: a deal horizon never stops",
     ),
     Mutant(
         id="search-flat-best-mean-without-the-paired-test",
