@@ -318,7 +318,8 @@ def test_a_short_training_run_with_the_search_teacher_and_opponents(tmp_path: Pa
         "roy", seed=2,
         pretrain={"games": 2, "epochs": 1, "max_decisions": 500, "dagger_rounds": 1,
                   "dagger_games": 1, "dagger_epochs": 1, "policy_prior": True,
-                  "teacher": "search:simulations=4,rollout_depth=10"},
+                  "teacher": "search:simulations=4,rollout_depth=10",
+                  "dagger_teacher": None},  # the teacher labels the rounds too
         selfplay={"n_envs": 4, "workers": 1, "snapshot_every": 512, "pool_size": 2,
                   "opponents": {"self": 0.5, "search": 0.5},
                   "search": "search:simulations=3,rollout_depth=10"},

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_training import (
+    NO_WARM_START,
     SignalAt,
     _out_of_time_at_the_warm_start,
     game_config,
@@ -26,7 +27,7 @@ def _tiny(total: int = 512) -> dict:
     data = game_config("roy")
     data["training"].update(total_timesteps=total, checkpoint_every=256)
     data["evaluation"].update(every=256, final_games=0)
-    data["pretrain"].update(games=0)
+    data["pretrain"].update(NO_WARM_START)
     return data
 
 

@@ -70,6 +70,10 @@ def require_heuristic(game: str) -> None:
     GAMES[game].heuristic_class()
 
 
+#: A shipped config's ``pretrain`` without its warm start (nor the DAgger rounds after it).
+NO_WARM_START = {"games": 0, "dagger_rounds": 0, "dagger_teacher": None}
+
+
 def game_config(game: str, **overrides) -> dict:
     """The game's shipped config shrunk to a smoke-test size."""
     data = yaml12.load((CONFIGS / f"{game}.yaml").read_text())
@@ -912,7 +916,7 @@ def test_the_step_0_checkpoint_comes_before_the_step_0_evaluation(tmp_path: Path
         raise RuntimeError("killed during the step-0 evaluation")
 
     monkeypatch.setattr(train_module, "evaluate", crashing)
-    data = game_config("roy", env={"episode": "hand"}, pretrain={"games": 0})
+    data = game_config("roy", env={"episode": "hand"}, pretrain=NO_WARM_START)
     data["training"]["total_timesteps"] = 512
     with pytest.raises(RuntimeError, match="killed during the step-0 evaluation"):
         train(from_dict(data), tmp_path, progress=False)
@@ -984,7 +988,7 @@ def test_progress_fps_leaves_out_evaluations(tmp_path: Path, monkeypatch) -> Non
 
     monkeypatch.setattr(train_module, "evaluate", slow)
     monkeypatch.setattr(train_module.SelfPlayCallback, "checkpoint", slow_checkpoint)
-    data = game_config("roy", env={"episode": "hand"}, pretrain={"games": 0})
+    data = game_config("roy", env={"episode": "hand"}, pretrain=NO_WARM_START)
     data["training"]["total_timesteps"] = 768
     data["evaluation"].update(every=256, final_games=0)
     train(from_dict(data), tmp_path, progress=False)
