@@ -372,6 +372,7 @@ def _check_search(cfg: Config) -> None:
     """The search agents' specs (a teacher, an opponent), checked by the agent's own parser;
     and what a search teacher's options need."""
     from card_envs.agents.search import SearchSettings
+    from card_envs.core.config import COMMON_OPTIONS
 
     pt = cfg.pretrain
     specs = [("pretrain.teacher", pt.teacher)]
@@ -393,7 +394,7 @@ def _check_search(cfg: Config) -> None:
             parsed[key] = SearchSettings.parse(spec.partition(":")[2])
         except ValueError as err:
             raise ConfigError(f"{key}: {err}") from None
-    reward = cfg.env.get("reward", "win")
+    reward = cfg.env.get("reward", COMMON_OPTIONS["reward"].default)
     for key, settings in parsed.items():
         if settings is not None and settings.horizon == "deal" and reward == "win":
             raise ConfigError(f"{key}: horizon=deal scores what a deal pays, but env.reward "
