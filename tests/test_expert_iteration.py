@@ -238,7 +238,7 @@ def test_the_dagger_rounds_have_their_own_labeller(monkeypatch) -> None:
     ({"dagger_rounds": 1, "dagger_teacher": "search:c=-1"},
      r"dagger_teacher: invalid search settings: c=-1"),
     ({"dagger_rounds": 1, "dagger_teacher": FLAT, "policy_prior": True},
-     r"policy_prior: method=flat takes no prior"),
+     r"policy_prior: a method=flat labeller takes no prior"),
     ({"dagger_rounds": 1, "teacher": "search:simulations=3", "dagger_teacher": "heuristic",
       "policy_prior": True}, r"policy_prior: .*needs a search labelling them"),
 ])
@@ -249,9 +249,9 @@ def test_pretrain_refuses_a_labeller_it_cannot_use(kwargs: dict, message: str) -
                  dagger_games=1, **kwargs)
 
 
-def test_a_flat_search_takes_a_policy_only_for_its_rollouts(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"method=flat reads policy=\.\.\. only as its "
-                                         r"rollout agent"):
+def test_a_flat_search_takes_a_policy_for_its_rollouts_or_as_its_prior(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"method=flat reads policy=\.\.\. as its rollout "
+                                         r"agent \(rollout=policy\) or as its prior"):
         SearchAgent(None, method="flat", policy=str(tmp_path / "p.zip"))
 
 
@@ -272,7 +272,7 @@ def test_a_flat_search_takes_a_policy_only_for_its_rollouts(tmp_path: Path) -> N
      r"pretrain\.policy_prior: .*needs a search labelling them"),
     ({"pretrain": {**ROUNDS, "dagger_teacher": "search:method=flat,rollout=heuristic",
                    "policy_prior": True}},
-     r"pretrain\.policy_prior: method=flat takes no prior"),
+     r"pretrain\.policy_prior: a method=flat labeller takes no prior"),
     ({"pretrain": {"games": 2, "dagger_teacher": "search"}},
      r"pretrain\.dagger_teacher: .*needs pretrain\.dagger_rounds >= 1"),
     ({"pretrain": {**ROUNDS, "dagger_teacher": "random"}},

@@ -140,6 +140,98 @@ def test_flat_spec_parsing() -> None:
 
 
 
+# -- a policy as the flat search's prior ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def roy_policy(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An untrained ROY policy, saved as training saves one: its move probabilities differ
+    from the heuristic's choices, which is all these tests need."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.agents.provenance import record_identity
+    from card_envs.core.gym_env import CardGymEnv
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("policy") / "p.zip"
+    MaskablePPO("MlpPolicy", CardGymEnv("roy", opponent="random"), seed=0, device="cpu",
+                n_steps=64, batch_size=64).save(path)
+    record_identity(path, "roy", {"num_players": 2})
+    return str(path)
+
+
+def policy_ranking(policy: str, engine) -> list[int]:
+    """The legal moves by the policy's probability, most probable first (ties: lower id),
+    read through the policy agent rather than the search."""
+    import torch
+
+    model = make_agent(policy, "roy", engine.config).model  # type: ignore[attr-defined]
+    obs = torch.as_tensor(engine.observation(engine.current_player)[None])
+    with torch.no_grad():
+        probs = model.policy.get_distribution(obs).distribution.probs[0].numpy()
+    legal = np.flatnonzero(engine.legal_mask()).tolist()
+    return sorted(legal, key=lambda a: (-probs[a], a))
+
+
+def test_flat_with_a_policy_baseline_keeps_the_policys_move_unless_clearly_beaten(
+        roy_policy: str) -> None:
+    strict = SearchAgent("roy", method="flat", rollout="heuristic", simulations=40,
+                         rollout_depth=60, policy=roy_policy, baseline="policy", z=1e9, seed=0)
+    loose = SearchAgent("roy", method="flat", rollout="heuristic", simulations=40,
+                        rollout_depth=60, policy=roy_policy, baseline="policy", z=0.0, seed=0)
+    differs_from_heuristic = differs_from_policy = 0
+    for engine in choice_positions("roy", 2, 8):
+        favoured = policy_ranking(roy_policy, engine)[0]
+        assert strict.act_in(engine) == favoured
+        differs_from_heuristic += favoured != heuristic_move("roy", 2, engine)
+        differs_from_policy += loose.act_in(engine) != favoured
+    assert differs_from_heuristic > 0  # the baseline is the policy's, not the heuristic's
+    assert differs_from_policy > 0  # and the rollouts can still overrule it
+
+
+@pytest.mark.parametrize("baseline", ["policy", "heuristic"])
+def test_flat_top_k_scores_the_policys_k_likeliest_moves_and_the_baseline(
+        roy_policy: str, baseline: str) -> None:
+    agent = SearchAgent("roy", method="flat", rollout="heuristic", simulations=60,
+                        rollout_depth=40, policy=roy_policy, baseline=baseline, top_k=2, seed=0)
+    checked = 0
+    for engine in choice_positions("roy", 2, 8):
+        ranking = policy_ranking(roy_policy, engine)
+        favoured = ranking[0] if baseline == "policy" else heuristic_move("roy", 2, engine)
+        move = agent.act_in(engine)
+        scored = set(agent.last_visits)
+        assert move in scored and favoured in scored
+        allowed = set(ranking[:2]) | {favoured}
+        assert scored <= allowed and len(scored) == 2, (scored, ranking[:3], favoured)
+        checked += len(ranking) > 2
+    assert checked  # some position had more legal moves than k
+
+
+def test_flat_with_a_policy_prior_is_deterministic_for_a_seed(roy_policy: str) -> None:
+    def moves(seed: int) -> list[int]:
+        agent = make_agent(f"search:method=flat,rollout=heuristic,simulations=30,z=0,"
+                           f"policy={roy_policy},baseline=policy,top_k=3", "roy", seed=seed)
+        return [agent.act_in(e) for e in choice_positions("roy", 2, 6)]  # type: ignore[attr-defined]
+    assert moves(4) == moves(4)
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("search:method=flat,baseline=policy", "baseline=policy, top_k=None need policy="),
+    ("search:method=flat,top_k=3", "baseline=heuristic, top_k=3 need policy="),
+    ("search:method=flat,policy=p.zip,top_k=0", "top_k=0: expected an integer >= 1"),
+    ("search:method=flat,top_k=two", "top_k='two': expected an integer"),
+    ("search:method=flat,policy=p.zip,baseline=heuristics", "baseline='heuristics': expected "
+                                                            "one of heuristic, policy"),
+    ("search:policy=p.zip,baseline=policy", "baseline and top_k are method=flat's settings"),
+    ("search:policy=p.zip,top_k=4", "baseline and top_k are method=flat's settings"),
+    ("search:method=flat,rollout=heuristic,policy=p.zip", "as its rollout agent "
+                                                          "(rollout=policy) or as its prior"),
+])
+def test_flat_policy_prior_errors_name_the_problem(spec: str, words: str) -> None:
+    with pytest.raises(ValueError) as err:
+        make_agent(spec, "roy")
+    assert words in str(err.value)
+
+
 class Clock:
     """A stand-in for the ``time`` module whose ``perf_counter`` moves only when told to: a
     test of the time budget that no load on the machine can disturb."""

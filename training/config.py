@@ -412,8 +412,9 @@ def _check_search(cfg: Config) -> None:
                               "them (pretrain.teacher or pretrain.dagger_teacher: search:...) "
                               "and pretrain.dagger_rounds >= 1")
         if labeller.method != "ismcts":
-            raise ConfigError("pretrain.policy_prior: method=flat takes no prior; the DAgger "
-                              "rounds' search must be the tree (method=ismcts)")
+            raise ConfigError("pretrain.policy_prior: a method=flat labeller takes no prior "
+                              "from it (it gives the tree its PUCT priors); the DAgger rounds' "
+                              "search must be the tree (method=ismcts)")
 
 
 def _check_torch(cfg: Config, check_cuda: bool) -> None:

@@ -398,8 +398,9 @@ def _check_arguments(model: MaskablePPO, game: str, env_config: dict, games: Any
                          "DAgger rounds: it needs a search labelling them (teacher or "
                          "dagger_teacher) and dagger_rounds >= 1")
     if policy_prior and labeller is not None and labeller.method != "ismcts":
-        raise ValueError("policy_prior: method=flat takes no prior; the DAgger rounds' "
-                         "search must be the tree (method=ismcts)")
+        raise ValueError("policy_prior: a method=flat labeller takes no prior from it (it "
+                         "gives the tree its PUCT priors); the DAgger rounds' search must be "
+                         "the tree (method=ismcts)")
 
     counts = {"games": games, "epochs": epochs, "batch_size": batch_size,
               "max_decisions": max_decisions}

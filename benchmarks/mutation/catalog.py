@@ -2617,6 +2617,37 @@ CATALOG: tuple[Mutant, ...] = (
         why="sequential halving keeps every move: the budget is spread over moves long lost",
     ),
     Mutant(
+        id="search-flat-policy-baseline-is-the-heuristics",
+        area="agents",
+        path=SEARCH_FLAT,
+        old='    if s.baseline == "policy":\n',
+        new="    if False:\n",
+        tests=(f"{FLAT_TESTS}::test_flat_with_a_policy_baseline_keeps_the_policys_move_unless_"
+               "clearly_beaten",),
+        why="baseline=policy is read and ignored: the flat search keeps the heuristic's move",
+    ),
+    Mutant(
+        id="search-flat-top-k-scores-every-move",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="    if s.top_k is None or len(legal) <= s.top_k:\n",
+        new="    if True:\n",
+        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_the_policys_k_likeliest_moves_and_the_"
+               "baseline",),
+        why="top_k is read and ignored: the rollouts are spread over every legal move",
+    ),
+    Mutant(
+        id="search-flat-top-k-drops-the-baseline",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="        kept[-1] = favoured\n",
+        new="        pass\n",
+        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_the_policys_k_likeliest_moves_and_the_"
+               "baseline",),
+        why="the heuristic's move, outside the policy's top k, is never scored, yet stays the "
+            "move played when no candidate is clearly better",
+    ),
+    Mutant(
         id="search-flat-deadline-ignores-the-rollouts-cost",
         area="agents",
         path=SEARCH_FLAT,

@@ -61,6 +61,7 @@ HORIZONS = ("episode", "deal")
 OPPONENTS = ("search", "rollout")
 PRIORS = ("none", "heuristic")
 METHODS = ("ismcts", "flat")
+BASELINES = ("heuristic", "policy")
 _WIN_PAYS_AT_THE_END = ("search setting horizon=deal scores what a deal pays, but this {game} "
                         "config has reward='win', which pays only at the episode's end: use "
                         "reward='score', or horizon=episode")
@@ -115,6 +116,14 @@ class SearchSettings:
     #: method=flat: standard errors by which the best move's paired mean advantage over the
     #: heuristic's move must exceed before it is played instead (0: the best mean wins).
     z: float = 1.0
+    #: method=flat: the move a candidate must beat by ``z`` standard errors to be played,
+    #: never halved away: "heuristic" (the game's heuristic's move), or "policy" (the
+    #: policy's most probable legal move: the flat search with the policy as its prior).
+    baseline: str = "heuristic"
+    #: method=flat with a policy: only the policy's ``top_k`` most probable legal moves (and
+    #: the baseline) are scored, so a budget smaller than the legal moves is spent on a few
+    #: (None: every legal move).
+    top_k: int | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -154,9 +163,22 @@ class SearchSettings:
             problems.append("method=flat scores every root move by rollouts: it takes no "
                             "prior, leaf=value or opponents=rollout (the rollout agent plays "
                             "every seat)")
-        if self.method == "flat" and self.policy is not None and self.rollout != "policy":
-            problems.append("method=flat reads policy=... only as its rollout agent "
-                            "(rollout=policy): it has no priors")
+        if self.baseline not in BASELINES:
+            problems.append(f"baseline={self.baseline!r}: expected one of "
+                            f"{', '.join(BASELINES)}")
+        if self.top_k is not None and (type(self.top_k) is not int or self.top_k < 1):
+            problems.append(f"top_k={self.top_k!r}: expected an integer >= 1")
+        if self.method != "flat" and (self.baseline != "heuristic" or self.top_k is not None):
+            problems.append("baseline and top_k are method=flat's settings (the tree takes a "
+                            "policy's move probabilities as PUCT priors)")
+        elif self.policy is None and (self.baseline == "policy" or self.top_k is not None):
+            problems.append(f"baseline={self.baseline}, top_k={self.top_k} need "
+                            "policy=<a saved .zip or run directory>")
+        if (self.method == "flat" and self.policy is not None and self.rollout != "policy"
+                and self.baseline != "policy" and self.top_k is None):
+            problems.append("method=flat reads policy=... as its rollout agent "
+                            "(rollout=policy) or as its prior (baseline=policy, top_k=...): "
+                            "give one")
         if self.policy is not None and self.prior != "none":
             problems.append(f"prior={self.prior} and policy=... both give move priors: "
                             "choose one")
@@ -187,15 +209,16 @@ class SearchSettings:
 def _parse_value(key: str, raw: str, default: Any) -> Any:
     """``raw`` as the type of ``key``'s field: ints for counts, floats for c and time_ms,
     "none" for an optional one's None, text otherwise."""
-    if raw.lower() == "none" and key in ("time_ms", "rollout_depth", "policy"):
+    if raw.lower() == "none" and key in ("time_ms", "rollout_depth", "policy", "top_k"):
         return None
+    counts = ("simulations", "rollout_depth", "top_k")
     try:
-        if key in ("simulations", "rollout_depth"):
+        if key in counts:
             return int(raw)
         if key in ("c", "time_ms", "z"):
             return float(raw)
     except ValueError:
-        kind = "an integer" if key in ("simulations", "rollout_depth") else "a number"
+        kind = "an integer" if key in counts else "a number"
         raise ValueError(f"search setting {key}={raw!r}: expected {kind}") from None
     return raw
 
@@ -385,7 +408,7 @@ class SearchAgent(Agent):
         the policy's priors; every legal edge's availability counts this visit."""
         puct = self._policy is not None or self.settings.prior == "heuristic"
         if puct and any(a not in node for a in legal):
-            priors = self._priors(world, mover, legal)
+            priors = self.move_priors(world, mover, legal)
             for a in legal:
                 if a not in node:
                     node[a] = _Edge(a, seats, priors[a])
@@ -500,7 +523,7 @@ class SearchAgent(Agent):
         logits[masks == 0] = -np.inf
         return logits
 
-    def _priors(self, world: Any, mover: int, legal: list[int]) -> dict[int, float]:
+    def move_priors(self, world: Any, mover: int, legal: list[int]) -> dict[int, float]:
         """The policy's move probabilities for ``mover`` from its observation of ``world``,
         or with ``prior=heuristic`` the heuristic's move weighted (see HEURISTIC_PRIOR)."""
         if self._policy is None:

@@ -24,6 +24,12 @@ What makes it work at 50 ms a decision:
   heuristic's move, on the rounds both were scored in (paired: the same worlds), exceeds
   ``z`` standard errors (the ``z`` setting, default 1): a budget too small to separate the
   moves plays what the heuristic plays, not the move with the luckiest few rollouts.
+* **A policy as the prior** (``policy=...``): ``baseline=policy`` makes the policy's most
+  probable move the baseline in the heuristic's place, so a budget too small to separate the
+  moves plays what a policy stronger than the heuristic plays; ``top_k=k`` scores only the
+  policy's k most probable moves (and the baseline), so the rollouts go to the moves the
+  policy thinks worth telling apart. The rollouts are still the rollout agent's: a policy's
+  forward pass per rollout step would cost more than the rollout.
 
 Why flat and not the tree here: in a tree over move sequences, a card drawn inside the tree
 does not split its node, so the moves after a draw are chosen blind to the card; the flat
@@ -51,7 +57,7 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
     ``deadline``, a ``time.perf_counter()`` time, stops it as :class:`_Clock` says)."""
     s = agent.settings
     seats = engine.num_players
-    favoured = agent.heuristic_move(engine, seat)
+    favoured, legal = _baseline_and_candidates(agent, engine, legal, seat)
     sums = dict.fromkeys(legal, 0.0)
     counts = dict.fromkeys(legal, 0)
     # Each move's value in each round it took part in (round -> value), for paired tests.
@@ -128,6 +134,26 @@ def flat_search(agent: SearchAgent, engine: Any, legal: list[int], seat: int,
             rounds_of[best], rounds_of[favoured], s.z):
         best = favoured
     return best, {a: n for a, n in counts.items() if n}, done
+
+
+def _baseline_and_candidates(agent: SearchAgent, engine: Any, legal: list[int],
+                             seat: int) -> tuple[int | None, list[int]]:
+    """The baseline move (the heuristic's, or with ``baseline=policy`` the policy's most
+    probable, ties to the lower id) and the moves to score: every legal move, or with
+    ``top_k`` the policy's k most probable and the baseline, in id order."""
+    s = agent.settings
+    priors = (agent.move_priors(engine, seat, legal)
+              if s.baseline == "policy" or s.top_k is not None else {})
+    if s.baseline == "policy":
+        favoured: int | None = min(legal, key=lambda a: (-priors[a], a))
+    else:
+        favoured = agent.heuristic_move(engine, seat)
+    if s.top_k is None or len(legal) <= s.top_k:
+        return favoured, legal
+    kept = sorted(legal, key=lambda a: (-priors[a], a))[:s.top_k]
+    if favoured is not None and favoured not in kept:  # the baseline is always scored
+        kept[-1] = favoured
+    return favoured, sorted(kept)
 
 
 class _Clock:
