@@ -114,7 +114,7 @@ class SearchSettings:
     #: counts rollouts).
     method: str = "ismcts"
     #: method=flat: standard errors by which the best move's paired mean advantage over the
-    #: heuristic's move must exceed before it is played instead (0: the best mean wins).
+    #: baseline move must exceed before it is played instead (0: the best mean wins).
     z: float = 1.0
     #: method=flat: the move a candidate must beat by ``z`` standard errors to be played,
     #: never halved away: "heuristic" (the game's heuristic's move), or "policy" (the
