@@ -208,8 +208,8 @@ class SearchSettings:
 
 def _parse_value(key: str, raw: str, default: Any) -> Any:
     """``raw`` as the type of ``key``'s field: ints for counts, floats for c and time_ms,
-    "none" for an optional one's None, text otherwise."""
-    if raw.lower() == "none" and key in ("time_ms", "rollout_depth", "policy", "top_k"):
+    "none" for an optional one's None (a field whose default is None), text otherwise."""
+    if raw.lower() == "none" and default is None:
         return None
     counts = ("simulations", "rollout_depth", "top_k")
     try:
