@@ -2632,7 +2632,7 @@ CATALOG: tuple[Mutant, ...] = (
         path=SEARCH_FLAT,
         old="    if s.top_k is None or len(legal) <= s.top_k:\n",
         new="    if True:\n",
-        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_the_policys_k_likeliest_moves_and_the_"
+        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_k_moves_the_policys_likeliest_and_the_"
                "baseline",),
         why="top_k is read and ignored: the rollouts are spread over every legal move",
     ),
@@ -2642,10 +2642,21 @@ CATALOG: tuple[Mutant, ...] = (
         path=SEARCH_FLAT,
         old="        kept[-1] = favoured\n",
         new="        pass\n",
-        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_the_policys_k_likeliest_moves_and_the_"
+        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_k_moves_the_policys_likeliest_and_the_"
                "baseline",),
         why="the heuristic's move, outside the policy's top k, is never scored, yet stays the "
             "move played when no candidate is clearly better",
+    ),
+    Mutant(
+        id="search-flat-top-k-adds-the-baseline",
+        area="agents",
+        path=SEARCH_FLAT,
+        old="        kept[-1] = favoured\n",
+        new="        kept.append(favoured)\n",
+        tests=(f"{FLAT_TESTS}::test_flat_top_k_scores_k_moves_the_policys_likeliest_and_the_"
+               "baseline",),
+        why="a baseline outside the policy's top k is scored beside all k: k+1 moves share "
+            "the rollouts top_k=k was to spend on k",
     ),
     Mutant(
         id="search-flat-deadline-ignores-the-rollouts-cost",

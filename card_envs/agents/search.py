@@ -120,9 +120,9 @@ class SearchSettings:
     #: never halved away: "heuristic" (the game's heuristic's move), or "policy" (the
     #: policy's most probable legal move: the flat search with the policy as its prior).
     baseline: str = "heuristic"
-    #: method=flat with a policy: only the policy's ``top_k`` most probable legal moves (and
-    #: the baseline) are scored, so a budget smaller than the legal moves is spent on a few
-    #: (None: every legal move).
+    #: method=flat with a policy: only ``top_k`` moves are scored, the policy's most probable
+    #: (the baseline among them, in the k-th place if the policy ranks it lower), so a budget
+    #: smaller than the legal moves is spent on a few (None: every legal move).
     top_k: int | None = None
 
     def __post_init__(self) -> None:

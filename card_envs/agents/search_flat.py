@@ -27,9 +27,10 @@ What makes it work at 50 ms a decision:
 * **A policy as the prior** (``policy=...``): ``baseline=policy`` makes the policy's most
   probable move the baseline in the heuristic's place, so a budget too small to separate the
   moves plays what a policy stronger than the heuristic plays; ``top_k=k`` scores only the
-  policy's k most probable moves (and the baseline), so the rollouts go to the moves the
-  policy thinks worth telling apart. The rollouts are still the rollout agent's: a policy's
-  forward pass per rollout step would cost more than the rollout.
+  policy's k most probable moves (the baseline taking the k-th place if it is not among
+  them), so the rollouts go to the moves the policy thinks worth telling apart. The rollouts
+  are still the rollout agent's: a policy's forward pass per rollout step would cost more
+  than the rollout.
 
 Why flat and not the tree here: in a tree over move sequences, a card drawn inside the tree
 does not split its node, so the moves after a draw are chosen blind to the card; the flat
@@ -140,7 +141,8 @@ def _baseline_and_candidates(agent: SearchAgent, engine: Any, legal: list[int],
                              seat: int) -> tuple[int | None, list[int]]:
     """The baseline move (the heuristic's, or with ``baseline=policy`` the policy's most
     probable, ties to the lower id) and the moves to score: every legal move, or with
-    ``top_k`` the policy's k most probable and the baseline, in id order."""
+    ``top_k`` k moves, the policy's most probable with the baseline in the k-th place if
+    it is not among them, in id order."""
     s = agent.settings
     priors = (agent.move_priors(engine, seat, legal)
               if s.baseline == "policy" or s.top_k is not None else {})
