@@ -144,15 +144,17 @@ def _baseline_and_candidates(agent: SearchAgent, engine: Any, legal: list[int],
     ``top_k`` k moves, the policy's most probable with the baseline in the k-th place if
     it is not among them, in id order."""
     s = agent.settings
-    priors = (agent.move_priors(engine, seat, legal)
-              if s.baseline == "policy" or s.top_k is not None else {})
+    ranked: list[int] = []  # the policy's most probable first, ties to the lower id
+    if s.baseline == "policy" or s.top_k is not None:
+        priors = agent.move_priors(engine, seat, legal)
+        ranked = sorted(legal, key=lambda a: (-priors[a], a))
     if s.baseline == "policy":
-        favoured: int | None = min(legal, key=lambda a: (-priors[a], a))
+        favoured: int | None = ranked[0]
     else:
         favoured = agent.heuristic_move(engine, seat)
     if s.top_k is None or len(legal) <= s.top_k:
         return favoured, legal
-    kept = sorted(legal, key=lambda a: (-priors[a], a))[:s.top_k]
+    kept = ranked[:s.top_k]
     if favoured is not None and favoured not in kept:  # the baseline is always scored
         kept[-1] = favoured
     return favoured, sorted(kept)
