@@ -32,17 +32,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.logger import Logger  # noqa: E402
 
 from benchmarks.counts import parse_counts  # noqa: E402
 from training.config import load_config  # noqa: E402
+from training.precision import PRECISIONS, Precision, learner_class  # noqa: E402
 from training.selfplay_workers import available_cores, make_selfplay_venv  # noqa: E402
 from training.train import policy_class, ppo_arguments  # noqa: E402
 
@@ -59,11 +59,13 @@ def machine() -> str:
 
 
 def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: int = 0,
-               device: str = "cpu", shares: dict[str, float] | None = None) -> float:
+               device: str = "cpu", shares: dict[str, float] | None = None,
+               precision: Precision = "float32") -> float:
     """``learn()``'s env steps/s after a warm-up. ``shares``, if given, gets the fractions of
     that time spent waiting for the envs (``env``: what workers can spread over cores) and in
-    PPO's update (``update``: the learner alone)."""
-    model = MaskablePPO(policy, env, seed=seed, verbose=0, device=device, **ppo)
+    PPO's update (``update``: the learner alone). ``precision``: the update's hidden layers
+    (``training.precision``)."""
+    model = learner_class(precision)(policy, env, seed=seed, verbose=0, device=device, **ppo)
     model.set_logger(Logger(None, []))  # no output, and no empty /tmp/SB3-<time> folder per call
     if hasattr(env, "pool"):
         for k in range(max(1, fill_pool)):
@@ -80,7 +82,9 @@ def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: in
                 spent[name] += time.perf_counter() - began
         return run
 
-    env.step_wait = timed("env", env.step_wait)
+    vec = model.get_env()  # SB3's VecEnv around a single env (the tutorial pattern's)
+    assert vec is not None
+    vec.step_wait = timed("env", vec.step_wait)  # type: ignore[method-assign]
     model.train = timed("update", model.train)  # type: ignore[method-assign]
     start, before = time.perf_counter(), model.num_timesteps
     model.learn(steps, reset_num_timesteps=False)
@@ -94,6 +98,15 @@ def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: in
 
 def parse_workers(text: str) -> list[int]:
     return parse_counts(text, "worker counts")
+
+
+def parse_precisions(text: str) -> list[Precision]:
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        if name not in PRECISIONS:
+            raise argparse.ArgumentTypeError(f"precision {name!r}: expected "
+                                             f"{' or '.join(PRECISIONS)}")
+    return cast(list[Precision], names)
 
 
 def one_count(what: str) -> Any:
@@ -134,6 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only-workers", action="store_true",
                         help="only the worker and learner-device tables")
     parser.add_argument("--device", default="cpu", help="the learner's torch device")
+    parser.add_argument("--precision", type=parse_precisions, default=["float32"],
+                        help="the update's hidden layers (training.precision): float32, "
+                             "bfloat16, or both as float32,bfloat16 (a row of each; the "
+                             "--workers and --learner-table tables use the first)")
     parser.add_argument("--learner-table", type=parse_archs, default=None, metavar="ARCHS",
                         help="network sizes of the learner-device table, e.g. 256x2,1024x2")
     parser.add_argument("--learner-devices", default="cpu,cuda",
@@ -169,28 +186,32 @@ def main(argv: list[str] | None = None) -> None:
     policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     mix = {str(k): w for k, w in sp.opponents.items()}
     if not args.only_workers:
-        rows = {
-            "self-play (config mix)": learn_rate(venv(mix), policy, ppo, args.steps, cfg.seed,
-                                                 fill_pool=sp.pool_size, device=args.device),
-            "self-play (snapshots only)": learn_rate(venv({"self": 1.0}), policy, ppo,
-                                                     args.steps, cfg.seed,
-                                                     fill_pool=sp.pool_size,
-                                                     device=args.device),
-            "random opponent": learn_rate(venv({"random": 1.0}), policy, ppo, args.steps,
-                                          cfg.seed, device=args.device),
-        }
+        rows: dict[str, tuple[float, float]] = {}  # name: (steps/s, its random-opponent run's)
+        for precision in args.precision:
+            suffix = "" if args.precision == ["float32"] else f", {precision}"
+
+            def measure(opponents: dict[str, float], fill: int = 0,
+                        precision: Precision = precision) -> float:
+                return learn_rate(venv(opponents), policy, ppo, args.steps, cfg.seed,
+                                  fill_pool=fill, device=args.device, precision=precision)
+
+            found = {"self-play (config mix)": measure(mix, sp.pool_size),
+                     "self-play (snapshots only)": measure({"self": 1.0}, sp.pool_size),
+                     "random opponent": measure({"random": 1.0})}
+            rows.update({name + suffix: (r, found["random opponent"])
+                         for name, r in found.items()})
         from card_envs.core.gym_env import CardGymEnv
 
-        rows["tutorial pattern (1 env, defaults)"] = learn_rate(
-            CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy", {},
-            args.tutorial_steps, cfg.seed, device=args.device)
-        base = rows["random opponent"]
-        print(f"\n{'run (one process)':<36} {'env steps/s':>12} {'vs random opp':>14} "
+        tutorial = learn_rate(CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy",
+                              {}, args.tutorial_steps, cfg.seed, device=args.device)
+        rows["tutorial pattern (1 env, defaults)"] = (tutorial, rows[next(iter(rows))][1])
+        print(f"\n{'run (one process)':<46} {'env steps/s':>12} {'vs random opp':>14} "
               f"{'vs 420 ref':>11}")
-        for name, rate in rows.items():
-            print(f"{name:<36} {rate:12.0f} {base / rate:13.2f}x {rate / REFERENCE:10.1f}x")
-        print("(vs random opp: how many times slower than the random-opponent run; the issue's "
-              "target is at most 1.5x for self-play, and >= 10x the 420 steps/s reference)")
+        for name, (r, base) in rows.items():
+            print(f"{name:<46} {r:12.0f} {base / r:13.2f}x {r / REFERENCE:10.1f}x")
+        print("(vs random opp: how many times slower than the random-opponent run of the same "
+              "precision; the issue's target is at most 1.5x for self-play, and >= 10x the "
+              "420 steps/s reference)")
     if args.workers:
         print(f"\n{'selfplay.workers':>16} {'env steps/s':>12} {'speed-up':>9} "
               f"{'per worker':>11} {'env wait':>9} {'update':>7}   self-play, config mix")
@@ -201,7 +222,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             shares: dict[str, float] = {}
             rate = learn_rate(venv(mix, n), policy, ppo, args.steps, cfg.seed,
-                              fill_pool=sp.pool_size, device=args.device, shares=shares)
+                              fill_pool=sp.pool_size, device=args.device, shares=shares,
+                              precision=args.precision[0])
             one = rate if n == 1 else one
             up = f"{rate / one:8.2f}x {rate / one / n:10.2f}" if one else f"{'-':>9} {'-':>10}"
             print(f"{n:>16} {rate:12.0f} {up} {shares['env']:9.0%} {shares['update']:7.0%}",
@@ -223,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
                 torch.set_num_threads(threads if device == "cpu" else 1)
                 rates.append(learn_rate(venv(mix, args.learner_workers), policy, sized,
                                         args.steps, cfg.seed, fill_pool=sp.pool_size,
-                                        device=device))
+                                        device=device, precision=args.precision[0]))
             ratio = f"   {rates[-1] / rates[0]:.2f}x" if len(rates) > 1 else ""
             print(f"{str(arch):>20} " + " ".join(f"{r:16.0f}" for r in rates) + ratio,
                   flush=True)

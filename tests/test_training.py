@@ -892,6 +892,29 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
     assert _tensorboard_scalars(run / "tb") == _tensorboard_scalars(uninterrupted_run / "tb")
 
 
+def test_a_bfloat16_run_repeats_resumes_exactly_and_saves_float32(uninterrupted_run: Path,
+                                                                  tmp_path: Path) -> None:
+    """``training.precision: bfloat16`` (the warm start's cloning and PPO's update): the same
+    seed trains the same weights, a stopped run resumes to them exactly, they differ from the
+    float32 run's (bfloat16 was used), and the saved policies are float32 as any other."""
+    data = _exact_config().to_dict()
+    data["training"]["precision"] = "bfloat16"
+    cfg = from_dict(data)
+    runs = {name: tmp_path / name for name in ("whole", "stopped")}
+    for name, run in runs.items():
+        run.mkdir()
+        save_config(cfg, run / "config.yaml")
+        train(cfg, run, progress=False,
+              extra_callbacks=[StopAfter(900)] if name == "stopped" else [])
+    train(cfg, runs["stopped"], resume=True, progress=False)
+    whole, resumed = _policy_params(runs["whole"]), _policy_params(runs["stopped"])
+    assert all(torch.equal(whole[key], resumed[key]) for key in whole)
+    in_float32 = _policy_params(uninterrupted_run)
+    assert not all(torch.equal(whole[key], in_float32[key]) for key in whole)
+    saved = MaskablePPO.load(runs["whole"] / "final.zip", device="cpu")
+    assert {p.dtype for p in saved.policy.parameters()} == {torch.float32}
+
+
 def test_tensorboard_draws_each_evaluation_at_its_step(uninterrupted_run: Path) -> None:
     """Every evaluation of eval.csv, the closing one too, is a TensorBoard point at its own
     step (recorded through SB3's logger they were drawn a rollout late, the closing one

@@ -60,3 +60,26 @@ def test_the_worker_table_splits_learn_into_env_wait_and_update(
                if line.split()[:1] == ["1"])
     env_wait, update = (int(cell.rstrip("%")) for cell in row[-2:])
     assert row[-1].endswith("%") and env_wait > 0 and update > 0 and env_wait + update <= 100
+
+
+def test_the_main_table_has_a_row_of_each_run_for_each_precision(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The default table (it crashed at the tutorial pattern's row, a single env with no
+    ``step_wait`` of its own), both precisions measured in one run."""
+    config = tmp_path / "small.yaml"
+    config.write_text("game: memory_uno\nselfplay: {n_envs: 4, pool_size: 2}\n"
+                      "ppo: {n_steps: 16, batch_size: 64, policy_kwargs: {net_arch: [16]}}\n")
+    training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps", "64",
+                              "--tutorial-steps", "64", "--precision", "float32,bfloat16"])
+    out = capsys.readouterr().out
+    names = [line.rsplit(None, 3)[0] for line in out.splitlines() if line.endswith("x")
+             and "steps/s" not in line]
+    assert names == [f"{run}, {precision}" for precision in ("float32", "bfloat16")
+                     for run in ("self-play (config mix)", "self-play (snapshots only)",
+                                 "random opponent")] + ["tutorial pattern (1 env, defaults)"]
+
+
+def test_a_bad_precision_is_refused_naming_it(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        training_throughput.main(["--precision", "float32,half"])
+    assert "precision 'half': expected float32 or bfloat16" in capsys.readouterr().err

@@ -172,6 +172,11 @@ class TrainingConfig(_Strict):
                                                            "'cuda:<index>' or 'mps'"})
     # More threads than any machine has cores; torch crashed (a segfault) at 100,000.
     torch_threads: int = Field(1, ge=1, le=1024, description="torch's intra-op threads")
+    precision: Literal["float32", "bfloat16"] = Field(
+        "float32", description="the hidden layers' matrix products in PPO's update and the "
+                               "warm start's cloning; bfloat16 is faster on CPUs with AMX or "
+                               "AVX-512 BF16 and on GPUs (heads, losses, rollouts and saved "
+                               "policies stay float32: training/precision.py)")
     init_from: Annotated[str, Field(min_length=1)] | None = Field(
         None, description="a policy .zip to start a fresh run from (a curriculum stage)")
     keep_policies: bool = Field(False, description="also keep every checkpoint's policy as "

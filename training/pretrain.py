@@ -38,6 +38,7 @@ from card_envs.core.engine import check_count
 from card_envs.games import make_engine
 
 from .actors import TorchPolicyActor
+from .precision import Precision, hidden_layers_in
 from .selfplay import check_reward, reward_weights
 
 
@@ -270,12 +271,14 @@ def _greedy_hits(policy: Any, x: torch.Tensor, masks: torch.Tensor, actions: tor
 
 def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch_size: int,
                     learning_rate: float, seed: int, validation: float = 0.1,
-                    should_stop: Callable[[], bool] | None = None) -> dict[str, float]:
+                    should_stop: Callable[[], bool] | None = None,
+                    precision: Precision = "float32") -> dict[str, float]:
     """Fit the policy to the demonstrations and keep the epoch that predicts held-out games
     best (the last ``validation`` share of each collection's decisions, i.e. of its games:
     many epochs on few games memorise them; :meth:`Demonstrations.held_out`). Returns the last
     epoch's training loss and accuracy and the kept epoch's held-out accuracy. ``should_stop``
-    is asked before each minibatch."""
+    is asked before each minibatch. ``precision`` is the hidden layers' in the gradient steps;
+    the accuracies are measured in float32, as the policy plays."""
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -305,7 +308,8 @@ def behaviour_clone(model: MaskablePPO, data: Demonstrations, epochs: int, batch
         for start in range(0, n_fit, batch_size):
             _check_stop(should_stop)
             idx = fit[order[start:start + batch_size].to(device)]
-            values, dist = _evaluate(policy, x[idx], masks[idx], pre)
+            with hidden_layers_in(precision, policy):
+                values, dist = _evaluate(policy, x[idx], masks[idx], pre)
             imitation = (-dist.log_prob(actions[idx]) if targets is None
                          else soft_cross_entropy(dist, targets[idx]))
             loss = imitation.mean() + 0.5 * torch.nn.functional.mse_loss(
@@ -419,8 +423,8 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
              seed: int, reward: str = "learner", reward_scale: float = 1.0,
              dagger_rounds: int = 0, dagger_games: int = 0, dagger_epochs: int = 2,
              should_stop: Callable[[], bool] | None = None, teacher: str = "heuristic",
-             policy_prior: bool = False, dagger_teacher: str | None = None
-             ) -> dict[str, float]:
+             policy_prior: bool = False, dagger_teacher: str | None = None,
+             precision: Precision = "float32") -> dict[str, float]:
     """Clone the teacher's games (``teacher``: "heuristic" or a search agent spec, see
     :func:`collect`), then ``dagger_rounds`` times add ``dagger_games`` games played by the
     policy so far (labelled by ``dagger_teacher``, by default the teacher; with
@@ -429,7 +433,8 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
     newest games (the clone's and each round's). ``should_stop`` (asked often: a few decisions
     or one minibatch apart) returning True raises :class:`WarmStartStopped`, leaving the policy
     part-trained. The stats split the wall time into the teacher's games
-    (``teacher_seconds``) and the cloning (``clone_seconds``)."""
+    (``teacher_seconds``) and the cloning (``clone_seconds``). ``precision``: the hidden
+    layers' in the cloning's gradient steps (:mod:`training.precision`)."""
     settings, dagger_settings = _check_arguments(
         model, game, env_config, games, epochs, batch_size, learning_rate, max_decisions,
         reward, reward_scale, dagger_rounds, dagger_games, dagger_epochs, teacher,
@@ -444,7 +449,7 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
             "heuristic" if dagger_settings is None else dagger_settings)
         began = time.time()
         stats = behaviour_clone(model, data, epochs, batch_size, learning_rate, seed,
-                                should_stop=should_stop)
+                                should_stop=should_stop, precision=precision)
         cloning += time.time() - began
         for r in range(1, dagger_rounds + 1):
             model.policy.set_training_mode(False)
@@ -458,7 +463,7 @@ def pretrain(model: MaskablePPO, game: str, env_config: dict, games: int, epochs
             data = _joined(data, more)
             began = time.time()
             stats = behaviour_clone(model, data, dagger_epochs, batch_size, learning_rate,
-                                    seed + r, should_stop=should_stop)
+                                    seed + r, should_stop=should_stop, precision=precision)
             cloning += time.time() - began
     seconds = time.time() - start
     stats.update(decisions=len(data), seconds=round(seconds, 1),

@@ -72,6 +72,8 @@ def check_rllib(cfg: Config, check_cuda: bool = True) -> None:
         "training.device": (tr.device != "cpu",
                             "the RLlib learner's device is set by rllib.num_gpus_per_learner; "
                             "leave training.device at cpu"),
+        "training.precision": (tr.precision != "float32",
+                               "RLlib's learner trains in float32 here; leave it out"),
         "rllib.num_cpus": (rl.num_cpus is not None and rl.address is not None,
                            "only for the local Ray started when rllib.address is null; a "
                            "cluster has its own CPUs"),

@@ -62,6 +62,7 @@ from .config import Config, ConfigError, from_dict, load_config, save_config
 from .evaluate import evaluate, plot_report
 from .files import RunWriteError, atomic_write, atomic_write_bytes, serialised, writing
 from .plots import plot_training_curve
+from .precision import learner_class
 from .pretrain import WarmStartStopped, pretrain
 from .rllib_settings import require_ray
 from .run_lock import LOCK_NAME, RunLock, RunLockedError
@@ -687,8 +688,9 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
         closing.callback(venv.close)
 
         # 2. The learner: MaskablePPO reads legal-action masks from venv.action_masks().
-        model = MaskablePPO(policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device,
-                            verbose=0, **ppo_arguments(cfg))
+        model = learner_class(cfg.training.precision)(
+            policy_class(cfg), venv, seed=cfg.seed, device=cfg.training.device, verbose=0,
+            **ppo_arguments(cfg))
 
         # 3. Fresh run: the starting policy (after the optional warm start) is the pool's first
         # snapshot, before any game is dealt. Resume: restore it all.
@@ -786,7 +788,8 @@ def warm_start(model: MaskablePPO, cfg: Config,
                     reward_scale=sp.reward_scale, dagger_rounds=pt.dagger_rounds,
                     dagger_games=pt.dagger_games, dagger_epochs=pt.dagger_epochs,
                     should_stop=should_stop, teacher=pt.teacher,
-                    policy_prior=pt.policy_prior, dagger_teacher=pt.dagger_teacher)
+                    policy_prior=pt.policy_prior, dagger_teacher=pt.dagger_teacher,
+                    precision=cfg.training.precision)
 
 
 def run_summary(run_dir: Path, *, num_timesteps: int, checkpoint_step: int | None,

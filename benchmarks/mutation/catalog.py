@@ -84,6 +84,8 @@ TIANSHOU_ADAPTER = "card_envs/adapters/tianshou.py"
 AGILERL_ADAPTER = "card_envs/adapters/agilerl.py"
 ADAPTER_TESTS = "tests/test_adapters.py"
 SEARCH = "card_envs/agents/search.py"
+PRECISION = "training/precision.py"
+PRECISION_TESTS = "tests/test_precision.py"
 SEARCH_TESTS = "tests/test_search_agent.py"
 SEARCH_FLAT = "card_envs/agents/search_flat.py"
 FLAT_TESTS = "tests/test_search_flat.py"
@@ -2952,5 +2954,44 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_expert_iteration.py::"
                "test_search_opponents_play_in_the_selfplay_env_reproducibly",),
         why="the search opponents draw from an unseeded stream: one seed, different games",
+    ),
+    Mutant(
+        id="precision-heads-in-bfloat16",
+        area="training",
+        path=PRECISION,
+        old="    return [m for m in trunk.modules() if isinstance(m, nn.Linear)]\n",
+        new="    return [m for m in policy.modules() if isinstance(m, nn.Linear)]\n",
+        tests=(f"{PRECISION_TESTS}::test_only_the_trunk_s_linear_layers_are_hidden",),
+        why="the action and value heads compute in bfloat16 too: the log-probabilities PPO's "
+            "clipped ratio compares lose their precision",
+    ),
+    Mutant(
+        id="precision-layers-left-in-bfloat16",
+        area="training",
+        path=PRECISION,
+        old="            del layer.forward\n",
+        new="            pass\n",
+        tests=(f"{PRECISION_TESTS}::test_the_layers_are_as_before_after_the_block_and_after_an_"
+               "error",),
+        why="after the update the rollouts, snapshots and evaluations run in bfloat16 too",
+    ),
+    Mutant(
+        id="precision-cloning-in-float32",
+        area="training",
+        path="training/pretrain.py",
+        old="            with hidden_layers_in(precision, policy):\n",
+        new='            with hidden_layers_in("float32", policy):\n',
+        tests=(f"{PRECISION_TESTS}::test_cloning_in_bfloat16_repeats_and_differs_from_float32",),
+        why="training.precision: bfloat16 leaves the warm start's cloning in float32",
+    ),
+    Mutant(
+        id="precision-update-in-float32",
+        area="training",
+        path=PRECISION,
+        old='        with hidden_layers_in("bfloat16", self.policy):\n',
+        new='        with hidden_layers_in("float32", self.policy):\n',
+        tests=(f"{PRECISION_TESTS}::test_the_learner_class_trains_in_bfloat16_and_rolls_out_in_"
+               "float32",),
+        why="training.precision: bfloat16 leaves PPO's update in float32",
     ),
 )
