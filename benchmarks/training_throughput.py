@@ -14,6 +14,10 @@ VecEnv); only the opponents differ, so the ratio is the cost of self-play itself
   (``CardGymEnv``), MaskablePPO defaults, random opponent (the issue's 420 steps/s reference is
   this pattern on connect four).
 
+Every row also gives PPO's update time per env step (the learner's share of the cost).
+``--precision float32,bfloat16`` measures the first three runs in each precision of the
+update's hidden layers (``training.precision``), in one run so that they compare.
+
 These run in one process (``selfplay.workers: 1``). ``--workers 1,2,4`` adds a table: self-play
 with the config's mix, its games stepped in N worker processes (``selfplay.workers: N``), each
 N's speed-up over one, and the shares of ``learn()`` spent waiting for the games and in PPO's
@@ -186,32 +190,41 @@ def main(argv: list[str] | None = None) -> None:
     policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     mix = {str(k): w for k, w in sp.opponents.items()}
     if not args.only_workers:
-        rows: dict[str, tuple[float, float]] = {}  # name: (steps/s, its random-opponent run's)
+        # name: (steps/s, its random-opponent run's steps/s, µs per step in PPO's update)
+        rows: dict[str, tuple[float, float, float]] = {}
+        shares: dict[str, float] = {}
+        runs = {"self-play (config mix)": (mix, sp.pool_size),
+                "self-play (snapshots only)": ({"self": 1.0}, sp.pool_size),
+                "random opponent": ({"random": 1.0}, 0)}
+        found: dict[tuple[str, str], tuple[float, float]] = {}
+        for name, (opponents, fill) in runs.items():
+            for precision in args.precision:  # side by side: the load drifts less between
+                shares = {}
+                r = learn_rate(venv(opponents), policy, ppo, args.steps, cfg.seed,
+                               fill_pool=fill, device=args.device, shares=shares,
+                               precision=precision)
+                found[name, precision] = (r, shares["update"] / r * 1e6)
         for precision in args.precision:
             suffix = "" if args.precision == ["float32"] else f", {precision}"
-
-            def measure(opponents: dict[str, float], fill: int = 0,
-                        precision: Precision = precision) -> float:
-                return learn_rate(venv(opponents), policy, ppo, args.steps, cfg.seed,
-                                  fill_pool=fill, device=args.device, precision=precision)
-
-            found = {"self-play (config mix)": measure(mix, sp.pool_size),
-                     "self-play (snapshots only)": measure({"self": 1.0}, sp.pool_size),
-                     "random opponent": measure({"random": 1.0})}
-            rows.update({name + suffix: (r, found["random opponent"])
-                         for name, r in found.items()})
+            base = found["random opponent", precision][0]
+            rows.update({name + suffix: (found[name, precision][0], base,
+                                         found[name, precision][1]) for name in runs})
         from card_envs.core.gym_env import CardGymEnv
 
+        shares = {}
         tutorial = learn_rate(CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy",
-                              {}, args.tutorial_steps, cfg.seed, device=args.device)
-        rows["tutorial pattern (1 env, defaults)"] = (tutorial, rows[next(iter(rows))][1])
+                              {}, args.tutorial_steps, cfg.seed, device=args.device,
+                              shares=shares)
+        rows["tutorial pattern (1 env, defaults)"] = (
+            tutorial, rows[next(iter(rows))][1], shares["update"] / tutorial * 1e6)
         print(f"\n{'run (one process)':<46} {'env steps/s':>12} {'vs random opp':>14} "
-              f"{'vs 420 ref':>11}")
-        for name, (r, base) in rows.items():
-            print(f"{name:<46} {r:12.0f} {base / r:13.2f}x {r / REFERENCE:10.1f}x")
+              f"{'vs 420 ref':>11} {'update µs/step':>15}")
+        for name, (r, base, update) in rows.items():
+            print(f"{name:<46} {r:12.0f} {base / r:13.2f}x {r / REFERENCE:10.1f}x "
+                  f"{update:15.0f}")
         print("(vs random opp: how many times slower than the random-opponent run of the same "
               "precision; the issue's target is at most 1.5x for self-play, and >= 10x the "
-              "420 steps/s reference)")
+              "420 steps/s reference. update µs/step: PPO's update per env step)")
     if args.workers:
         print(f"\n{'selfplay.workers':>16} {'env steps/s':>12} {'speed-up':>9} "
               f"{'per worker':>11} {'env wait':>9} {'update':>7}   self-play, config mix")
@@ -220,7 +233,7 @@ def main(argv: list[str] | None = None) -> None:
             if n > sp.n_envs:
                 print(f"{n:>16} {'-':>12}   (more workers than selfplay.n_envs {sp.n_envs})")
                 continue
-            shares: dict[str, float] = {}
+            shares = {}
             rate = learn_rate(venv(mix, n), policy, ppo, args.steps, cfg.seed,
                               fill_pool=sp.pool_size, device=args.device, shares=shares,
                               precision=args.precision[0])

@@ -251,6 +251,22 @@ def test_a_cuda_device_beyond_the_machine_s_count_is_an_error(
         from_dict({"game": "roy", "training": {"device": "cuda:2"}})
 
 
+@pytest.mark.parametrize("device", ["cuda", "auto"])
+def test_bfloat16_on_a_gpu_without_it_is_an_error(device: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation: False)
+    data = {"game": "roy", "training": {"device": device, "precision": "bfloat16"}}
+    with pytest.raises(ConfigError, match=rf"^training.precision: bfloat16, but the CUDA device "
+                                          rf"of training.device '{device}' has no native "
+                                          r"bfloat16 .*; use float32$"):
+        from_dict(data)
+    assert from_dict(data, check_cuda=False).training.precision == "bfloat16"
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation: True)
+    assert from_dict(data).training.precision == "bfloat16"
+
+
 def test_a_number_written_without_a_dot_is_a_number(tmp_path: Path) -> None:
     """PyYAML (YAML 1.1) reads 1e-4 as text, and the config refused a learning rate written
     the usual way; config files are read as YAML 1.2 reads numbers."""

@@ -72,8 +72,10 @@ def test_the_main_table_has_a_row_of_each_run_for_each_precision(
     training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps", "64",
                               "--tutorial-steps", "64", "--precision", "float32,bfloat16"])
     out = capsys.readouterr().out
-    names = [line.rsplit(None, 3)[0] for line in out.splitlines() if line.endswith("x")
-             and "steps/s" not in line]
+    rows = [line.rsplit(None, 4) for line in out.splitlines()
+            if line.split()[-2:-1] and line.split()[-2].endswith("x")]
+    assert all(float(row[1]) > 0 and float(row[4]) > 0 for row in rows)  # steps/s, update µs
+    names = [row[0] for row in rows]
     assert names == [f"{run}, {precision}" for precision in ("float32", "bfloat16")
                      for run in ("self-play (config mix)", "self-play (snapshots only)",
                                  "random opponent")] + ["tutorial pattern (1 env, defaults)"]

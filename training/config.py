@@ -466,8 +466,14 @@ def _check_torch(cfg: Config, check_cuda: bool) -> None:
     if index is not None and index >= count:  # torch fails only at the first use
         raise ConfigError(f"training.device: {device!r}, but this machine has {count} CUDA "
                           f"device(s): cuda:0 to cuda:{count - 1}")
-    if optimizer.get("capturable") and not (
-            on_cuda or device == "auto" and torch.cuda.is_available()):
+    cuda_here = on_cuda or device == "auto" and torch.cuda.is_available()
+    # bfloat16 needs Ampere (compute capability 8.0) or later; older GPUs emulate it slowly.
+    if (cfg.training.precision == "bfloat16" and cuda_here
+            and not torch.cuda.is_bf16_supported(including_emulation=False)):
+        raise ConfigError(f"training.precision: bfloat16, but the CUDA device of training."
+                          f"device {device!r} has no native bfloat16 (it needs compute "
+                          "capability 8.0 or later); use float32")
+    if optimizer.get("capturable") and not cuda_here:
         raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
                           f"model on CUDA, but training.device {device!r} is not a CUDA "
                           "device here; leave it out")
