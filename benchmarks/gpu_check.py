@@ -10,7 +10,9 @@ command line (``python -m training.train``). One game (``--kill``) is started wi
 longer than ``--steps``, killed with SIGKILL after its first checkpoint past step 0, and
 finished with ``--resume``. Every run's policy is then evaluated against the random agent in a
 subprocess with ``CUDA_VISIBLE_DEVICES=""`` (no GPU visible: files saved on the GPU must load
-on the CPU). Prints one table and exits 1 if any check failed.
+on the CPU). One game (``--bfloat16``) also trains with ``training.precision: bfloat16``, the
+update's hidden layers in bfloat16 on the device, and is evaluated the same way. Prints one
+table and exits 1 if any check failed.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ from training import yaml12  # noqa: E402
 from training.shipped import shipped_configs  # noqa: E402
 
 
-def shrunk_config(game: str, device: str, steps: int) -> dict[str, Any]:
-    """``game``'s shipped config on ``device``, cut to ``steps`` steps, every phase kept."""
+def shrunk_config(game: str, device: str, steps: int,
+                  precision: str = "float32") -> dict[str, Any]:
+    """``game``'s shipped config on ``device`` (training in ``precision``), cut to ``steps``
+    steps, every phase kept."""
     data = yaml12.load(shipped_configs()[game].read_text())
     quarter = max(steps // 4, 1)
     data["training"] = {**data.get("training", {}), "device": device, "total_timesteps": steps,
-                        "checkpoint_every": quarter, "time_limit_minutes": None}
+                        "checkpoint_every": quarter, "time_limit_minutes": None,
+                        "precision": precision}
     data["selfplay"] = {**data.get("selfplay", {}), "snapshot_every": quarter}
     data["evaluation"] = {**data.get("evaluation", {}), "every": max(steps // 2, 1), "games": 8,
                           "final_games": 8, "parallel": 8}
@@ -79,15 +84,20 @@ def _checkpoint_step(run: Path) -> int | None:
     return int(state["num_timesteps"])
 
 
-def train_game(game: str, device: str, steps: int, runs: Path) -> dict[str, Any]:
-    cfg_path = runs / f"{game}.yaml"
-    cfg_path.write_text(yaml12.dump(shrunk_config(game, device, steps)))
+def train_game(game: str, device: str, steps: int, runs: Path,
+               precision: str = "float32") -> dict[str, Any]:
+    """Train the shrunk config in ``runs/<game>/<name>`` (name: the game, with ``-bfloat16``
+    for that precision); the row's ``run`` is that directory."""
+    name = game if precision == "float32" else f"{game}-{precision}"
+    cfg_path = runs / f"{name}.yaml"
+    cfg_path.write_text(yaml12.dump(shrunk_config(game, device, steps, precision)))
     start = time.time()
-    ok, tail = _run(_train_command(cfg_path, runs, game))
-    row: dict[str, Any] = {"game": game, "train": ok, "seconds": round(time.time() - start, 1),
-                           "note": "" if ok else tail}
+    ok, tail = _run(_train_command(cfg_path, runs, name))
+    row: dict[str, Any] = {"game": game if name == game else f"{game} ({precision})",
+                           "train": ok, "seconds": round(time.time() - start, 1),
+                           "note": "" if ok else tail, "run": runs / game / name}
     if ok:
-        summary = json.loads((runs / game / game / "summary.json").read_text())
+        summary = json.loads((runs / game / name / "summary.json").read_text())
         row["steps"] = summary["num_timesteps"]
     return row
 
@@ -149,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(g for g in GAMES if g in shipped_configs()),
                         help="comma-separated games (default: every game with a shipped config)")
     parser.add_argument("--kill", default="roy", help="the game killed and resumed ('' for none)")
+    parser.add_argument("--bfloat16", default="dogpile",
+                        help="the game also trained with training.precision: bfloat16 ('' for "
+                             "none)")
     parser.add_argument("--eval-games", type=int, default=20)
     parser.add_argument("--runs-dir", default=None, help="default: a temporary directory")
     args = parser.parse_args(argv)
@@ -158,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--games: no shipped config for {', '.join(unknown)}")
     if args.kill and args.kill not in shipped_configs():
         parser.error(f"--kill: no shipped config for {args.kill!r}")
+    if args.bfloat16 and args.bfloat16 not in shipped_configs():
+        parser.error(f"--bfloat16: no shipped config for {args.bfloat16!r}")
     if args.steps < 8:
         parser.error("--steps: expected at least 8")
     print(f"gpu_check: device {args.device}, {args.steps} steps per run; machine: {machine()}",
@@ -166,15 +181,17 @@ def main(argv: list[str] | None = None) -> int:
         runs = Path(args.runs_dir or tmp)
         runs.mkdir(parents=True, exist_ok=True)
         rows = []
-        for game in games:
-            row = train_game(game, args.device, args.steps, runs)
+        trained = [(game, "float32") for game in games]
+        trained += [(args.bfloat16, "bfloat16")] if args.bfloat16 else []
+        for game, precision in trained:
+            row = train_game(game, args.device, args.steps, runs, precision)
             if row["train"]:
-                ok, tail = evaluate_without_gpu(game, runs / game / game, args.eval_games)
+                ok, tail = evaluate_without_gpu(game, row["run"], args.eval_games)
                 row["evaluate"] = ok
                 row["note"] = row["note"] or ("" if ok else tail)
             rows.append(row)
             # Each game's verdict as it comes: a run cut off by a time limit still says what passed.
-            print(f"  {game}: trained {row['train']}, evaluated without a GPU "
+            print(f"  {row['game']}: trained {row['train']}, evaluated without a GPU "
                   f"{row.get('evaluate', '-')}, {row['seconds']} s {row['note'][:200]}".rstrip(),
                   flush=True)
         if args.kill:

@@ -16,20 +16,24 @@ from benchmarks import gpu_check  # noqa: E402
 
 def test_gpu_check_passes_on_the_cpu(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = gpu_check.main(["--device", "cpu", "--steps", "256", "--games", "roy",
-                           "--kill", "roy", "--eval-games", "2", "--runs-dir", str(tmp_path)])
+                           "--kill", "roy", "--bfloat16", "roy", "--eval-games", "2",
+                           "--runs-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "RESULT: PASS" in out
     assert "roy (SIGKILL + --resume)" in out and "killed after the checkpoint at" in out
     # Each game's verdict is printed as it comes, so a run cut off by a time limit still says it.
     assert "  roy: trained True, evaluated without a GPU True," in out
+    assert "  roy (bfloat16): trained True, evaluated without a GPU True," in out
     assert (tmp_path / "roy" / "killed" / "final.zip").is_file()
+    config = (tmp_path / "roy" / "roy-bfloat16" / "config.yaml").read_text()
+    assert "precision: bfloat16" in config
 
 
 def test_gpu_check_fails_when_a_run_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """A device the config check refuses: the run fails, the table says so, the exit code 1."""
     code = gpu_check.main(["--device", "cuda:99", "--steps", "64", "--games", "roy", "--kill",
-                           "", "--runs-dir", str(tmp_path)])
+                           "", "--bfloat16", "", "--runs-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 1 and "RESULT: FAIL" in out and "training.device" in out
 
