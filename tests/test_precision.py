@@ -81,6 +81,10 @@ def test_the_layers_are_as_before_after_the_block_and_after_an_error() -> None:
     assert all(torch.equal(v, state[k]) for k, v in policy.state_dict().items())
     with hidden_layers_in("float32", policy), torch.no_grad():
         assert torch.equal(policy.predict_values(obs), before)
+    with hidden_layers_in("bfloat16", policy), torch.no_grad():  # one block inside another
+        with hidden_layers_in("bfloat16", policy):
+            pass
+        assert torch.equal(policy.predict_values(obs), inside)  # still bfloat16 after the inner
 
 
 def test_an_unknown_precision_is_refused_naming_the_choices() -> None:

@@ -51,7 +51,9 @@ def hidden_layers_in(precision: Precision, policy: nn.Module) -> Iterator[None]:
     if precision not in PRECISIONS:
         raise ValueError(f"precision: expected one of {', '.join(PRECISIONS)}, got "
                          f"{precision!r}")
-    layers = hidden_linears(policy) if precision == "bfloat16" else []
+    # A layer already in bfloat16 (a block inside another) is left to the outer block.
+    layers = ([m for m in hidden_linears(policy) if "forward" not in vars(m)]
+              if precision == "bfloat16" else [])
     for layer in layers:
         # An instance attribute shadows nn.Linear.forward for this layer only; it is no
         # parameter or buffer, so state_dict() and saved policies do not see it.
