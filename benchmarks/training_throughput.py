@@ -100,6 +100,14 @@ def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: in
     return rate
 
 
+def rate_and_update(env, policy: Any, ppo: dict, steps: int, seed: int,
+                    **kwargs: Any) -> tuple[float, float]:
+    """:func:`learn_rate` and the µs per env step spent in PPO's update."""
+    shares: dict[str, float] = {}
+    rate = learn_rate(env, policy, ppo, steps, seed, shares=shares, **kwargs)
+    return rate, shares["update"] / rate * 1e6
+
+
 def parse_workers(text: str) -> list[int]:
     return parse_counts(text, "worker counts")
 
@@ -190,20 +198,17 @@ def main(argv: list[str] | None = None) -> None:
     policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     mix = {str(k): w for k, w in sp.opponents.items()}
     if not args.only_workers:
-        # name: (steps/s, its random-opponent run's steps/s, µs per step in PPO's update)
-        rows: dict[str, tuple[float, float, float]] = {}
-        shares: dict[str, float] = {}
         runs = {"self-play (config mix)": (mix, sp.pool_size),
                 "self-play (snapshots only)": ({"self": 1.0}, sp.pool_size),
                 "random opponent": ({"random": 1.0}, 0)}
-        found: dict[tuple[str, str], tuple[float, float]] = {}
+        found: dict[tuple[str, str], tuple[float, float]] = {}  # steps/s, update µs per step
         for name, (opponents, fill) in runs.items():
-            for precision in args.precision:  # side by side: the load drifts less between
-                shares = {}
-                r = learn_rate(venv(opponents), policy, ppo, args.steps, cfg.seed,
-                               fill_pool=fill, device=args.device, shares=shares,
-                               precision=precision)
-                found[name, precision] = (r, shares["update"] / r * 1e6)
+            for precision in args.precision:  # side by side, so the load drifts little between
+                found[name, precision] = rate_and_update(
+                    venv(opponents), policy, ppo, args.steps, cfg.seed, fill_pool=fill,
+                    device=args.device, precision=precision)
+        # name: (steps/s, the same precision's random-opponent steps/s, update µs per step)
+        rows: dict[str, tuple[float, float, float]] = {}
         for precision in args.precision:
             suffix = "" if args.precision == ["float32"] else f", {precision}"
             base = found["random opponent", precision][0]
@@ -211,12 +216,11 @@ def main(argv: list[str] | None = None) -> None:
                                          found[name, precision][1]) for name in runs})
         from card_envs.core.gym_env import CardGymEnv
 
-        shares = {}
-        tutorial = learn_rate(CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy",
-                              {}, args.tutorial_steps, cfg.seed, device=args.device,
-                              shares=shares)
+        tutorial, update = rate_and_update(
+            CardGymEnv(cfg.game, opponent="random", **cfg.env), "MlpPolicy", {},
+            args.tutorial_steps, cfg.seed, device=args.device)
         rows["tutorial pattern (1 env, defaults)"] = (
-            tutorial, rows[next(iter(rows))][1], shares["update"] / tutorial * 1e6)
+            tutorial, found["random opponent", args.precision[0]][0], update)
         print(f"\n{'run (one process)':<46} {'env steps/s':>12} {'vs random opp':>14} "
               f"{'vs 420 ref':>11} {'update µs/step':>15}")
         for name, (r, base, update) in rows.items():
@@ -233,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
             if n > sp.n_envs:
                 print(f"{n:>16} {'-':>12}   (more workers than selfplay.n_envs {sp.n_envs})")
                 continue
-            shares = {}
+            shares: dict[str, float] = {}
             rate = learn_rate(venv(mix, n), policy, ppo, args.steps, cfg.seed,
                               fill_pool=sp.pool_size, device=args.device, shares=shares,
                               precision=args.precision[0])

@@ -158,6 +158,10 @@ class SelfPlayConfig(_Strict):
                             "and at most n_envs; 1: in the main process")
 
 
+#: What ``training.precision`` takes (training/precision.py applies it).
+Precision = Literal["float32", "bfloat16"]
+
+
 class TrainingConfig(_Strict):
     total_timesteps: Count = Field(1_000_000, description="learner steps to train for")
     checkpoint_every: Count = Field(50_000, description="learner steps between checkpoints; a "
@@ -172,7 +176,7 @@ class TrainingConfig(_Strict):
                                                            "'cuda:<index>' or 'mps'"})
     # More threads than any machine has cores; torch crashed (a segfault) at 100,000.
     torch_threads: int = Field(1, ge=1, le=1024, description="torch's intra-op threads")
-    precision: Literal["float32", "bfloat16"] = Field(
+    precision: Precision = Field(
         "float32", description="the hidden layers' matrix products in PPO's update and the "
                                "warm start's cloning; bfloat16 is faster on CPUs with AMX or "
                                "AVX-512 BF16 and on GPUs (heads, losses, rollouts and saved "

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, get_args
 
 import torch
 from sb3_contrib import MaskablePPO
 from torch import nn
 
-Precision = Literal["float32", "bfloat16"]
-PRECISIONS: tuple[Precision, ...] = ("float32", "bfloat16")
+from .config import Precision
+
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 
 
 def hidden_linears(policy: nn.Module) -> list[nn.Linear]:
