@@ -46,7 +46,12 @@ from stable_baselines3.common.logger import Logger  # noqa: E402
 
 from benchmarks.counts import parse_counts  # noqa: E402
 from training.config import load_config  # noqa: E402
-from training.precision import PRECISIONS, Precision, learner_class  # noqa: E402
+from training.precision import (  # noqa: E402
+    PRECISIONS,
+    Precision,
+    cpu_bfloat16_instructions,
+    learner_class,
+)
 from training.selfplay_workers import available_cores, make_selfplay_venv  # noqa: E402
 from training.train import policy_class, ppo_arguments  # noqa: E402
 
@@ -58,8 +63,10 @@ def machine() -> str:
     gpu = (", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
            if torch.cuda.is_available() else "none")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    bfloat16 = cpu_bfloat16_instructions()
+    native = ("unknown" if bfloat16 is None else ", ".join(bfloat16) or "none (emulated: slow)")
     return (f"machine: {available_cores()} usable cores ({os.cpu_count()} in all), GPU: {gpu}, "
-            f"load average {load}, torch {torch.__version__}")
+            f"load average {load}, torch {torch.__version__}, CPU bfloat16: {native}")
 
 
 def learn_rate(env, policy: Any, ppo: dict, steps: int, seed: int, fill_pool: int = 0,

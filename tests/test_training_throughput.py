@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,3 +86,14 @@ def test_a_bad_precision_is_refused_naming_it(capsys: pytest.CaptureFixture) -> 
     with pytest.raises(SystemExit):
         training_throughput.main(["--precision", "float32,half"])
     assert "precision 'half': expected float32 or bfloat16" in capsys.readouterr().err
+
+
+def test_the_machine_line_says_whether_the_cpu_computes_bfloat16(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for capabilities, said in (({"avx512_bf16": True, "amx_bf16": True, "avx2": True},
+                                "avx512_bf16, amx_bf16"),
+                               ({"avx2": True, "avx512_bf16": False}, "none (emulated: slow)")):
+        monkeypatch.setattr(torch.cpu, "get_capabilities", lambda c=capabilities: c)
+        assert training_throughput.machine().endswith(f", CPU bfloat16: {said}")
+    monkeypatch.delattr(torch.cpu, "get_capabilities")
+    assert training_throughput.machine().endswith(", CPU bfloat16: unknown")

@@ -24,6 +24,21 @@ from .config import Precision
 
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 
+#: ``torch.cpu.get_capabilities()``'s names for the instructions that compute bfloat16
+#: natively: x86's AVX-512 BF16 and AMX-BF16, Arm's BF16 and SVE BF16.
+NATIVE_BFLOAT16 = ("avx512_bf16", "amx_bf16", "bf16", "sve_bf16")
+
+
+def cpu_bfloat16_instructions() -> list[str] | None:
+    """This CPU's instructions that compute bfloat16 natively (``[]``: none, and torch emulates
+    bfloat16, 5 to 9 times slower than float32 here, docs/training.md); ``None`` where torch
+    cannot say (a torch without ``torch.cpu.get_capabilities``)."""
+    capabilities = getattr(torch.cpu, "get_capabilities", None)
+    if capabilities is None:
+        return None
+    found = capabilities()
+    return [name for name in NATIVE_BFLOAT16 if found.get(name)]
+
 
 def hidden_linears(policy: nn.Module) -> list[nn.Linear]:
     """The policy's hidden ``nn.Linear`` layers: every one inside its ``mlp_extractor`` (SB3's

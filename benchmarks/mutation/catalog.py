@@ -2994,4 +2994,22 @@ CATALOG: tuple[Mutant, ...] = (
                "float32",),
         why="training.precision: bfloat16 leaves PPO's update in float32",
     ),
+    Mutant(
+        id="precision-arm-bfloat16-unseen",
+        area="training",
+        path=PRECISION,
+        old='NATIVE_BFLOAT16 = ("avx512_bf16", "amx_bf16", "bf16", "sve_bf16")\n',
+        new='NATIVE_BFLOAT16 = ("avx512_bf16", "amx_bf16")\n',
+        tests=("tests/test_training.py::test_bfloat16_on_a_cpu_without_it_is_an_error",),
+        why="the config check refuses bfloat16 on an Arm CPU that computes it natively",
+    ),
+    Mutant(
+        id="precision-emulated-cpu-accepted",
+        area="training",
+        path="training/config.py",
+        old="        if cpu_bfloat16_instructions() == []:\n",
+        new="        if cpu_bfloat16_instructions() == [None]:\n",
+        tests=("tests/test_training.py::test_bfloat16_on_a_cpu_without_it_is_an_error",),
+        why="bfloat16 is accepted on a CPU that emulates it, 5 to 9 times slower than float32",
+    ),
 )
