@@ -277,7 +277,9 @@ def test_bfloat16_on_a_cpu_without_it_is_an_error(device: str,
     data = {"game": "roy", "training": {"device": device, "precision": "bfloat16"}}
     with pytest.raises(ConfigError, match=rf"^training.precision: bfloat16, but training.device "
                                           rf"'{device}' trains on this machine's CPU, which has "
-                                          r"no native bfloat16 .*; use float32$"):
+                                          r"no native bfloat16 .*; use float32 \(a run started "
+                                          r"elsewhere resumes with --set training.precision="
+                                          r"float32\)$"):
         from_dict(data)
     assert from_dict(data, check_cuda=False).training.precision == "bfloat16"
     assert from_dict({"game": "roy", "training": {"device": device}}).training.device == device
@@ -935,11 +937,14 @@ def test_resume_continues_exactly(interrupt, checkpoint_step: int, uninterrupted
     assert _tensorboard_scalars(run / "tb") == _tensorboard_scalars(uninterrupted_run / "tb")
 
 
-def test_a_bfloat16_run_repeats_resumes_exactly_and_saves_float32(uninterrupted_run: Path,
-                                                                  tmp_path: Path) -> None:
+def test_a_bfloat16_run_repeats_resumes_exactly_and_saves_float32(
+        uninterrupted_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
     """``training.precision: bfloat16`` (the warm start's cloning and PPO's update): the same
     seed trains the same weights, a stopped run resumes to them exactly, they differ from the
-    float32 run's (bfloat16 was used), and the saved policies are float32 as any other."""
+    float32 run's (bfloat16 was used), and the saved policies are float32 as any other. On a
+    CPU that would emulate bfloat16 the run goes on in float32, as a GPU run goes on without
+    the GPU."""
     data = _exact_config().to_dict()
     data["training"]["precision"] = "bfloat16"
     # Without the hardware check, which refuses bfloat16 where the CPU would emulate it (slower,
@@ -958,6 +963,16 @@ def test_a_bfloat16_run_repeats_resumes_exactly_and_saves_float32(uninterrupted_
     assert not all(torch.equal(whole[key], in_float32[key]) for key in whole)
     saved = MaskablePPO.load(runs["whole"] / "final.zip", device="cpu")
     assert {p.dtype for p in saved.policy.parameters()} == {torch.float32}
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {"avx2": True})
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--resume", str(runs["whole"]), "--total-timesteps", "2048",
+                    "--no-progress"])
+    assert exit_info.value.code == 2
+    assert "resumes with --set training.precision=float32" in capsys.readouterr().err
+    summary = train_main(["--resume", str(runs["whole"]), "--total-timesteps", "2048",
+                          "--set", "training.precision=float32", "--no-progress"])
+    assert summary["num_timesteps"] >= 2048
+    assert load_config(runs["whole"] / "config.yaml").training.precision == "float32"
 
 
 def test_tensorboard_draws_each_evaluation_at_its_step(uninterrupted_run: Path) -> None:

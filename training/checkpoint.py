@@ -27,10 +27,12 @@ CHECKPOINT_NAME = "checkpoint.pt"
 #: there is a config error, and no longer a silent fall-back to the CPU); and whether to keep
 #: every checkpoint's policy, which changes no training. And the self-play workers: a resumed run
 #: keeps the checkpoint's number of worker processes (its games and streams are per worker);
-#: "auto" adopts it, another number is refused when the games are restored.
+#: "auto" adopts it, another number is refused when the games are restored. And the learner's
+#: precision, for the same reason as the device: a bfloat16 run goes on in float32 on a
+#: machine that would emulate bfloat16 (the config check refuses it there).
 RESUMABLE_KEYS = {"training.total_timesteps", "training.time_limit_minutes",
                   "evaluation.final_games", "training.device", "training.keep_policies",
-                  "selfplay.workers",
+                  "selfplay.workers", "training.precision",
                   # Where an RLlib run runs: resume it on a cluster, or with more EnvRunners
                   # (``num_envs_per_env_runner: auto`` shares the same games out over them).
                   "rllib.address", "rllib.num_env_runners", "rllib.num_cpus_per_env_runner",

@@ -487,7 +487,8 @@ def _check_torch(cfg: Config, check_cuda: bool) -> None:
             raise ConfigError(f"training.precision: bfloat16, but training.device {device!r} "
                               "trains on this machine's CPU, which has no native bfloat16 "
                               "(AVX-512 BF16 or AMX-BF16 on x86, BF16 on Arm) and would "
-                              "emulate it, slower than float32; use float32")
+                              "emulate it, slower than float32; use float32 (a run started "
+                              "elsewhere resumes with --set training.precision=float32)")
     if optimizer.get("capturable") and not cuda_here:
         raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
                           f"model on CUDA, but training.device {device!r} is not a CUDA "
