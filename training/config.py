@@ -473,26 +473,34 @@ def _check_torch(cfg: Config, check_cuda: bool) -> None:
         raise ConfigError(f"training.device: {device!r}, but this machine has {count} CUDA "
                           f"device(s): cuda:0 to cuda:{count - 1}")
     cuda_here = on_cuda or device == "auto" and torch.cuda.is_available()
-    # bfloat16 needs Ampere (compute capability 8.0) or later; older GPUs emulate it slowly.
-    if (cfg.training.precision == "bfloat16" and cuda_here
-            and not torch.cuda.is_bf16_supported(including_emulation=False)):
+    if cfg.training.precision == "bfloat16":
+        _check_bfloat16(device, cuda_here)
+    if optimizer.get("capturable") and not cuda_here:
+        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
+                          f"model on CUDA, but training.device {device!r} is not a CUDA "
+                          "device here; leave it out")
+
+
+def _check_bfloat16(device: str, cuda_here: bool) -> None:
+    """bfloat16 where the learner trains must be native: emulated, it made the hidden layers'
+    products 5 to 9 times slower than float32's on a CPU (docs/training.md), and older GPUs
+    emulate it slowly too. MPS is not checked."""
+    import torch
+
+    # CUDA computes it from Ampere (compute capability 8.0) on.
+    if cuda_here and not torch.cuda.is_bf16_supported(including_emulation=False):
         raise ConfigError(f"training.precision: bfloat16, but the CUDA device of training."
                           f"device {device!r} has no native bfloat16 (it needs compute "
                           "capability 8.0 or later); use float32")
-    if cfg.training.precision == "bfloat16" and not cuda_here and device != "mps":
+    if not cuda_here and device != "mps":
         from .precision import cpu_bfloat16_instructions
 
-        # Emulated, it made the hidden layers' products 5 to 9 times slower than float32's.
         if cpu_bfloat16_instructions() == []:
             raise ConfigError(f"training.precision: bfloat16, but training.device {device!r} "
                               "trains on this machine's CPU, which has no native bfloat16 "
                               "(AVX-512 BF16 or AMX-BF16 on x86, BF16 on Arm) and would "
                               "emulate it, slower than float32; use float32 (a run started "
                               "elsewhere resumes with --set training.precision=float32)")
-    if optimizer.get("capturable") and not cuda_here:
-        raise ConfigError(f"ppo.policy_kwargs.optimizer_kwargs.capturable: true needs the "
-                          f"model on CUDA, but training.device {device!r} is not a CUDA "
-                          "device here; leave it out")
 
 
 @cache
