@@ -64,10 +64,11 @@ def measure_rllib(args: argparse.Namespace) -> dict[str, float]:
     import torch
 
     from training.rllib_algo import build_algorithm_config, init_ray, sync_league, take_snapshot
+    from training.rllib_settings import driver_torch_threads
 
     cfg = load(args, {"backend": "rllib", "rllib.num_env_runners": args.one_rllib,
                       "rllib.address": args.address})
-    torch.set_num_threads(cfg.training.torch_threads)  # the driver's, as the trainer sets it
+    torch.set_num_threads(driver_torch_threads(cfg))  # the driver's, as the trainer sets it
     init_ray(cfg)  # (starts a local Ray again where its raylet missed Ray's start wait)
     algo = build_algorithm_config(cfg).build_algo()
     try:
@@ -110,11 +111,13 @@ def measure_sb3(args: argparse.Namespace) -> dict[str, float]:
     import torch
 
     from benchmarks.training_throughput import learn_rate
-    from training.selfplay_workers import make_selfplay_venv
+    from training.selfplay_workers import make_selfplay_venv, resolve_torch_threads
     from training.train import policy_class, ppo_arguments
 
     cfg = load(args, {})
-    torch.set_num_threads(cfg.training.torch_threads)
+    workers = args.one_sb3
+    torch.set_num_threads(resolve_torch_threads(cfg.training.torch_threads,
+                                                workers if workers > 1 else 0))
     sp = cfg.selfplay
     venv = make_selfplay_venv(cfg.game, cfg.env, sp.n_envs,
                               {str(k): w for k, w in sp.opponents.items()}, args.one_sb3,
@@ -227,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
              f"keep {n_envs * n_steps} samples per iteration")
     print(f"{cfg.game}: {games}, net {cfg.ppo['policy_kwargs']}, "
           f"{args.iterations} timed iterations per figure, torch threads "
-          f"{cfg.training.torch_threads} (training.torch_threads)", flush=True)
+          f"{cfg.training.torch_threads} (training.torch_threads; auto: the cores less the "
+          f"figure's workers)", flush=True)
     rows: list[tuple[str, int, dict[str, float] | str]] = []
 
     def add(where: str, runners: int, address: str | None,

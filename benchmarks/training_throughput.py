@@ -18,7 +18,9 @@ Every row also gives PPO's update time per env step (the learner's share of the 
 ``--precision float32,bfloat16`` measures the first three runs in each precision of the
 update's hidden layers (``training.precision``), in one run so that they compare.
 
-These run in one process (``selfplay.workers: 1``). ``--workers 1,2,4`` adds a table: self-play
+These run in one process (``selfplay.workers: 1``) on the config's ``training.torch_threads``
+(``auto``: every core, as a run alone has them; ``--torch-threads N`` overrides it).
+``--workers 1,2,4`` adds a table, on one torch thread: self-play
 with the config's mix, its games stepped in N worker processes (``selfplay.workers: N``), each
 N's speed-up over one, and the shares of ``learn()`` spent waiting for the games and in PPO's
 update (what workers can and cannot spread over cores). ``--device cuda`` puts the learner on a
@@ -52,7 +54,11 @@ from training.precision import (  # noqa: E402
     cpu_bfloat16_instructions,
     learner_class,
 )
-from training.selfplay_workers import available_cores, make_selfplay_venv  # noqa: E402
+from training.selfplay_workers import (  # noqa: E402
+    available_cores,
+    make_selfplay_venv,
+    resolve_torch_threads,
+)
 from training.train import policy_class, ppo_arguments  # noqa: E402
 
 REFERENCE = 420.0  # env steps/s, PettingZoo SB3 tutorial (connect four) on this machine
@@ -174,6 +180,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="network sizes of the learner-device table, e.g. 256x2,1024x2")
     parser.add_argument("--learner-devices", default="cpu,cuda",
                         help="comma-separated learner devices of that table")
+    parser.add_argument("--torch-threads", type=one_count("thread count"), default=None,
+                        help="torch threads of the one-process runs (default: the config's "
+                             "training.torch_threads, auto being every core)")
     parser.add_argument("--learner-workers", type=one_count("worker count"), default=1,
                         help="selfplay.workers in that table")
     parser.add_argument("--learner-threads", type=one_count("thread count"), default=None,
@@ -185,10 +194,12 @@ def main(argv: list[str] | None = None) -> None:
     devices = [d.strip() for d in args.learner_devices.split(",") if d.strip()]
     if args.learner_table and not devices:
         parser.error("--learner-devices: expected devices such as cpu,cuda")
-    torch.set_num_threads(1)
     cfg = load_config(args.config or Path(__file__).resolve().parents[1] / "configs"
                       / f"{args.game}.yaml")
     sp = cfg.selfplay
+    # One process: the games and the update take turns, so auto is every core (a run alone).
+    threads = args.torch_threads or resolve_torch_threads(cfg.training.torch_threads, 0)
+    torch.set_num_threads(threads)
 
     def venv(rates: dict[str, float], workers: int = 1) -> Any:
         return make_selfplay_venv(cfg.game, cfg.env, sp.n_envs, rates, workers,
@@ -200,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     print(machine())
     print(f"{cfg.game}: {sp.n_envs} envs, n_steps {cfg.ppo['n_steps']}, batch "
           f"{cfg.ppo['batch_size']}, epochs {cfg.ppo['n_epochs']}, net "
-          f"{cfg.ppo['policy_kwargs']}, {args.steps} steps per figure, torch threads 1, "
+          f"{cfg.ppo['policy_kwargs']}, {args.steps} steps per figure, torch threads {threads}, "
           f"learner on {args.device}")
     policy, ppo = policy_class(cfg), ppo_arguments(cfg)  # what training builds
     mix = {str(k): w for k, w in sp.opponents.items()}
@@ -237,6 +248,7 @@ def main(argv: list[str] | None = None) -> None:
               "precision; the issue's target is at most 1.5x for self-play, and >= 10x the "
               "420 steps/s reference. update µs/step: PPO's update per env step)")
     if args.workers:
+        torch.set_num_threads(1)  # the workers' effect alone, as on the 16-core machine
         print(f"\n{'selfplay.workers':>16} {'env steps/s':>12} {'speed-up':>9} "
               f"{'per worker':>11} {'env wait':>9} {'update':>7}   self-play, config mix")
         one = None
@@ -257,7 +269,9 @@ def main(argv: list[str] | None = None) -> None:
               "games, the part workers spread over cores; update: PPO's update, which they do "
               "not touch)")
     if args.learner_table:
-        threads = args.learner_threads or max(1, available_cores() - args.learner_workers)
+        workers = args.learner_workers
+        threads = args.learner_threads or resolve_torch_threads("auto",
+                                                                workers if workers > 1 else 0)
         print(f"\nlearner device table: self-play (config mix), {args.learner_workers} workers, "
               f"CPU learner on {threads} torch threads")
         print(f"{'net_arch':>20} " + " ".join(f"{d + ' steps/s':>16}" for d in devices)

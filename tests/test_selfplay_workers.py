@@ -22,6 +22,7 @@ from training.selfplay import SelfPlayVecEnv
 from training.selfplay_workers import (
     WorkerSelfPlayVecEnv,
     available_cores,
+    resolve_torch_threads,
     resolve_workers,
     worker_seeds,
 )
@@ -108,6 +109,58 @@ def test_auto_is_the_machine_s_cores_less_the_learner_s_capped_by_n_envs(
         from_dict(game_config("roy", selfplay={"n_envs": 8, "workers": 9}))
     with pytest.raises(ConfigError, match="selfplay.workers"):
         from_dict(game_config("roy", selfplay={"workers": 0}))
+
+
+def test_auto_torch_threads_are_the_cores_the_worker_processes_leave(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.selfplay_workers as workers_module
+
+    for cores, busy, expected in ((2, 0, 2), (16, 15, 1), (16, 8, 8), (1, 0, 1), (4, 6, 1)):
+        monkeypatch.setattr(workers_module, "available_cores", lambda c=cores: c)
+        assert resolve_torch_threads("auto", busy) == expected, (cores, busy)
+    assert resolve_torch_threads(3, 15) == 3  # a number is taken as given
+    with pytest.raises(ConfigError, match=r"training.torch_threads: expected an integer in "
+                                          r"1\.\.1024 or 'auto', got 'all'"):
+        from_dict(game_config("roy", training={"torch_threads": "all"}))
+
+
+@pytest.mark.parametrize(("workers", "cores", "threads"), [(1, 3, 3), (2, 5, 3)])
+def test_a_run_gives_torch_the_cores_its_workers_leave(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workers: int, cores: int,
+        threads: int) -> None:
+    """In one process the games and the update take turns (all cores for torch); worker
+    processes each keep one."""
+    import training.selfplay_workers as workers_module
+    import training.train as train_module
+
+    set_to: list[int] = []
+    monkeypatch.setattr(workers_module, "available_cores", lambda: cores)
+    monkeypatch.setattr(train_module.torch, "set_num_threads", set_to.append)
+    data = _exact_config(workers=workers).to_dict()
+    data["training"].update(torch_threads="auto", total_timesteps=256)
+    cfg = from_dict(data)
+    save_config(cfg, tmp_path / "config.yaml")
+    train(cfg, tmp_path, progress=False, final_eval=False)
+    assert set_to[0] == threads
+
+
+def test_two_torch_threads_repeat_a_run_exactly(tmp_path: Path) -> None:
+    """docs/training.md: a run repeats on the same thread count (the shipped configs' auto
+    is 2 on 2 cores)."""
+    before = torch.get_num_threads()
+    data = _exact_config().to_dict()
+    data["training"].update(torch_threads=2, total_timesteps=512)
+    # The shipped width and whole rollouts as minibatches: products big enough to be split.
+    data["ppo"].update(batch_size=256, policy_kwargs={"net_arch": [256, 256]})
+    cfg = from_dict(data)
+    try:
+        for run in ("a", "b"):
+            save_config(cfg, tmp_path / run / "config.yaml")
+            train(cfg, tmp_path / run, progress=False, final_eval=False)
+    finally:
+        torch.set_num_threads(before)
+    a, b = _policy_params(tmp_path / "a"), _policy_params(tmp_path / "b")
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 @pytest.fixture(scope="module")

@@ -58,7 +58,8 @@ TINY = {
     # One process (the trainer's path before selfplay.workers): tests/test_selfplay_workers.py
     # runs the workers.
     "selfplay": {"n_envs": 8, "snapshot_every": 512, "pool_size": 3, "workers": 1},
-    "training": {"total_timesteps": 1024, "checkpoint_every": 512},
+    # One thread: the tests run two at a time (the shipped configs say auto).
+    "training": {"total_timesteps": 1024, "checkpoint_every": 512, "torch_threads": 1},
     "evaluation": {"every": 1024, "games": 8, "final_games": 12, "parallel": 16},
     "pretrain": {"games": 2, "epochs": 1, "max_decisions": 500, "dagger_games": 1},
 }

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import training_throughput  # noqa: E402
+from training.selfplay_workers import available_cores  # noqa: E402
 
 
 def test_network_sizes_parse_as_width_times_layers() -> None:
@@ -45,6 +46,7 @@ def test_the_learner_table_prints_each_size_on_each_device(
     (["--learner-table", "64x2", "--learner-devices", " , "], "--learner-devices"),
     (["--learner-table", "64x2", "--learner-workers", "0"], "worker count"),
     (["--learner-table", "64x2", "--learner-threads", "2,4"], "one thread count"),
+    (["--torch-threads", "0"], "thread count"),
 ])
 def test_bad_arguments_are_refused_naming_them(args: list[str], named: str,
                                                capsys: pytest.CaptureFixture) -> None:
@@ -69,10 +71,18 @@ def test_the_main_table_has_a_row_of_each_run_for_each_precision(
     ``step_wait`` of its own), both precisions measured in one run."""
     config = tmp_path / "small.yaml"
     config.write_text("game: memory_uno\nselfplay: {n_envs: 4, pool_size: 2}\n"
-                      "ppo: {n_steps: 16, batch_size: 64, policy_kwargs: {net_arch: [16]}}\n")
-    training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps", "64",
-                              "--tutorial-steps", "64", "--precision", "float32,bfloat16"])
+                      "ppo: {n_steps: 16, batch_size: 64, policy_kwargs: {net_arch: [16]}}\n"
+                      "training: {torch_threads: auto}\n")
+    before = torch.get_num_threads()
+    try:
+        training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps",
+                                  "64", "--tutorial-steps", "64", "--precision",
+                                  "float32,bfloat16"])
+    finally:
+        torch.set_num_threads(before)
     out = capsys.readouterr().out
+    # One process: auto is every core, as a run alone on the machine has them.
+    assert f"torch threads {available_cores()}," in out
     rows = [line.rsplit(None, 4) for line in out.splitlines()
             if line.split()[-2:-1] and line.split()[-2].endswith("x")]
     assert all(float(row[1]) > 0 and float(row[4]) > 0 for row in rows)  # steps/s, update µs

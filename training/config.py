@@ -175,7 +175,10 @@ class TrainingConfig(_Strict):
                         json_schema_extra={"errorMessage": "'auto', 'cpu', 'cuda', "
                                                            "'cuda:<index>' or 'mps'"})
     # More threads than any machine has cores; torch crashed (a segfault) at 100,000.
-    torch_threads: int = Field(1, ge=1, le=1024, description="torch's intra-op threads")
+    torch_threads: Annotated[int, Field(ge=1, le=1024)] | Literal["auto"] = Field(
+        1, description="torch's intra-op threads for the warm start and the learner; auto: "
+                       "the cores this process may use less one per self-play worker process "
+                       "(or RLlib EnvRunner), at least 1")
     precision: Precision = Field(
         "float32", description="the hidden layers' matrix products in PPO's update and the "
                                "warm start's cloning; bfloat16 needs a CPU or GPU that "

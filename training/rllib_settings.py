@@ -100,6 +100,14 @@ def check_rllib(cfg: Config, check_cuda: bool = True) -> None:
                           "num_learners 0 (the driver's learner) must be 0 or 1")
 
 
+def driver_torch_threads(cfg: Config) -> int:
+    """The driver's torch threads: ``training.torch_threads``, whose ``auto`` leaves a core to
+    each EnvRunner (counted as if on this machine, as a local Ray's are)."""
+    from .selfplay_workers import resolve_torch_threads
+
+    return resolve_torch_threads(cfg.training.torch_threads, cfg.rllib.num_env_runners)
+
+
 def envs_per_runner(cfg: Config) -> int:
     """Games each EnvRunner steps: the given number, or ``selfplay.n_envs`` shared out."""
     given = cfg.rllib.num_envs_per_env_runner

@@ -54,6 +54,7 @@ from .rllib_algo import (
     sync_league,
     take_snapshot,
 )
+from .rllib_settings import driver_torch_threads
 
 #: RLlib's checkpoints, one directory per step, inside the run directory.
 RLLIB_DIR = "rllib"
@@ -358,7 +359,7 @@ def train_rllib(cfg: Config, run_dir: Path, resume: bool = False, progress: bool
 
     if resume and (done := completed_summary(run_dir, cfg)) is not None:
         return done
-    torch.set_num_threads(cfg.training.torch_threads)
+    torch.set_num_threads(driver_torch_threads(cfg))
     state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict()) if resume else None
     if state is not None:
         if state.get("backend") != "rllib":

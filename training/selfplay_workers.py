@@ -58,6 +58,18 @@ def resolve_workers(workers: int | str, n_envs: int) -> int:
     return int(workers)
 
 
+def resolve_torch_threads(threads: int | str, busy_processes: int) -> int:
+    """``"auto"``: the cores this process may use less one per other busy process of the run
+    on this machine (``busy_processes``: worker processes or EnvRunners), at least 1; else
+    ``threads``.
+
+    In one process the games and the update take turns, so the update may have every core
+    (docs/results.md, the round on a run with the machine to itself)."""
+    if threads == "auto":
+        return max(1, available_cores() - busy_processes)
+    return int(threads)
+
+
 def worker_seeds(seed: int, workers: int) -> list[int]:
     """Each worker's seed: independent streams, fixed by ``seed`` and the worker count."""
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]

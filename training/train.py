@@ -71,6 +71,7 @@ from .selfplay_workers import (
     WorkerSelfPlayVecEnv,
     checkpoint_workers,
     make_selfplay_venv,
+    resolve_torch_threads,
     resolve_workers,
 )
 
@@ -669,13 +670,14 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
            allow_policy_mismatch: bool) -> dict[str, Any]:
     if resume and (done := completed_summary(run_dir, cfg)) is not None:
         return done
-    torch.set_num_threads(cfg.training.torch_threads)
     sp = cfg.selfplay
     opponents = {str(kind): weight for kind, weight in sp.opponents.items()}
 
     # A resumed run's games live in the checkpoint's number of worker processes.
     state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict()) if resume else None
     workers = run_workers(cfg, state)
+    torch.set_num_threads(resolve_torch_threads(cfg.training.torch_threads,
+                                                workers if workers > 1 else 0))
     with StopOnSignal() as stop_request, contextlib.ExitStack() as closing:
         # 1. N games of the game, opponents batched, learner seat rotating (in worker
         # processes with selfplay.workers above 1).

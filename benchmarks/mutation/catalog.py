@@ -3012,4 +3012,23 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_training.py::test_bfloat16_on_a_cpu_without_it_is_an_error",),
         why="bfloat16 is accepted on a CPU that emulates it, 5 to 9 times slower than float32",
     ),
+    Mutant(
+        id="torch-threads-auto-ignores-workers",
+        area="training",
+        path="training/selfplay_workers.py",
+        old="        return max(1, available_cores() - busy_processes)\n",
+        new="        return max(1, available_cores())\n",
+        tests=("tests/test_selfplay_workers.py::"
+               "test_auto_torch_threads_are_the_cores_the_worker_processes_leave",),
+        why="auto gives torch every core beside 15 busy worker processes",
+    ),
+    Mutant(
+        id="torch-threads-in-process-worker-counted",
+        area="training",
+        path="training/train.py",
+        old="                                                workers if workers > 1 else 0))\n",
+        new="                                                workers))\n",
+        tests=("tests/test_selfplay_workers.py::test_a_run_gives_torch_the_cores_its_workers_leave",),
+        why="a run alone on 2 cores leaves one idle: the in-process games counted as a worker",
+    ),
 )
