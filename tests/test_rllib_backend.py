@@ -35,6 +35,19 @@ def _cfg(**sections: Any) -> dict[str, Any]:
     return {"game": "roy", "backend": "rllib", **sections}
 
 
+def test_the_driver_s_auto_torch_threads_leave_each_env_runner_a_core(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.selfplay_workers as workers_module
+
+    monkeypatch.setattr(workers_module, "available_cores", lambda: 8)
+    threads = {runners: rllib_settings.driver_torch_threads(from_dict(_cfg(
+        training={"torch_threads": "auto"}, rllib={"num_env_runners": runners})))
+        for runners in (0, 2, 8)}
+    assert threads == {0: 8, 2: 6, 8: 1}
+    assert rllib_settings.driver_torch_threads(from_dict(_cfg(
+        training={"torch_threads": 3}, rllib={"num_env_runners": 2}))) == 3
+
+
 def test_backend_defaults_to_sb3_and_the_section_to_a_local_ray() -> None:
     cfg = from_dict({"game": "roy"})
     assert cfg.backend == "sb3"
