@@ -111,13 +111,11 @@ def measure_sb3(args: argparse.Namespace) -> dict[str, float]:
     import torch
 
     from benchmarks.training_throughput import learn_rate
-    from training.selfplay_workers import make_selfplay_venv, resolve_torch_threads
+    from training.selfplay_workers import learner_torch_threads, make_selfplay_venv
     from training.train import policy_class, ppo_arguments
 
     cfg = load(args, {})
-    workers = args.one_sb3
-    torch.set_num_threads(resolve_torch_threads(cfg.training.torch_threads,
-                                                workers if workers > 1 else 0))
+    torch.set_num_threads(learner_torch_threads(cfg.training.torch_threads, args.one_sb3))
     sp = cfg.selfplay
     venv = make_selfplay_venv(cfg.game, cfg.env, sp.n_envs,
                               {str(k): w for k, w in sp.opponents.items()}, args.one_sb3,

@@ -56,8 +56,8 @@ from training.precision import (  # noqa: E402
 )
 from training.selfplay_workers import (  # noqa: E402
     available_cores,
+    learner_torch_threads,
     make_selfplay_venv,
-    resolve_torch_threads,
 )
 from training.train import policy_class, ppo_arguments  # noqa: E402
 
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
                       / f"{args.game}.yaml")
     sp = cfg.selfplay
     # One process: the games and the update take turns, so auto is every core (a run alone).
-    threads = args.torch_threads or resolve_torch_threads(cfg.training.torch_threads, 0)
+    threads = args.torch_threads or learner_torch_threads(cfg.training.torch_threads, 1)
     torch.set_num_threads(threads)
 
     def venv(rates: dict[str, float], workers: int = 1) -> Any:
@@ -269,9 +269,7 @@ def main(argv: list[str] | None = None) -> None:
               "games, the part workers spread over cores; update: PPO's update, which they do "
               "not touch)")
     if args.learner_table:
-        workers = args.learner_workers
-        threads = args.learner_threads or resolve_torch_threads("auto",
-                                                                workers if workers > 1 else 0)
+        threads = args.learner_threads or learner_torch_threads("auto", args.learner_workers)
         print(f"\nlearner device table: self-play (config mix), {args.learner_workers} workers, "
               f"CPU learner on {threads} torch threads")
         print(f"{'net_arch':>20} " + " ".join(f"{d + ' steps/s':>16}" for d in devices)

@@ -70,6 +70,12 @@ def resolve_torch_threads(threads: int | str, busy_processes: int) -> int:
     return int(threads)
 
 
+def learner_torch_threads(threads: int | str, workers: int) -> int:
+    """The learner's torch threads beside ``workers`` self-play workers (1: the games run in
+    the learner's process, so no other process is busy)."""
+    return resolve_torch_threads(threads, workers if workers > 1 else 0)
+
+
 def worker_seeds(seed: int, workers: int) -> list[int]:
     """Each worker's seed: independent streams, fixed by ``seed`` and the worker count."""
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]

@@ -70,8 +70,8 @@ from .selfplay import SelfPlayVecEnv
 from .selfplay_workers import (
     WorkerSelfPlayVecEnv,
     checkpoint_workers,
+    learner_torch_threads,
     make_selfplay_venv,
-    resolve_torch_threads,
     resolve_workers,
 )
 
@@ -676,8 +676,7 @@ def _train(cfg: Config, run_dir: Path, resume: bool, progress: bool,
     # A resumed run's games live in the checkpoint's number of worker processes.
     state = load_checkpoint(run_dir / CHECKPOINT_NAME, cfg.to_dict()) if resume else None
     workers = run_workers(cfg, state)
-    torch.set_num_threads(resolve_torch_threads(cfg.training.torch_threads,
-                                                workers if workers > 1 else 0))
+    torch.set_num_threads(learner_torch_threads(cfg.training.torch_threads, workers))
     with StopOnSignal() as stop_request, contextlib.ExitStack() as closing:
         # 1. N games of the game, opponents batched, learner seat rotating (in worker
         # processes with selfplay.workers above 1).

@@ -3025,9 +3025,9 @@ CATALOG: tuple[Mutant, ...] = (
     Mutant(
         id="torch-threads-in-process-worker-counted",
         area="training",
-        path="training/train.py",
-        old="                                                workers if workers > 1 else 0))\n",
-        new="                                                workers))\n",
+        path="training/selfplay_workers.py",
+        old="    return resolve_torch_threads(threads, workers if workers > 1 else 0)\n",
+        new="    return resolve_torch_threads(threads, workers)\n",
         tests=("tests/test_selfplay_workers.py::test_a_run_gives_torch_the_cores_its_workers_leave",),
         why="a run alone on 2 cores leaves one idle: the in-process games counted as a worker",
     ),
