@@ -1,7 +1,8 @@
 """Derived features computed once (issue 37): every path gives the policy the features its own
 extractor computes from the observation, as before.
 
-* Dogpile's loot per bone (``_paw_loot``) against the code it replaced, on random play;
+* Dogpile's loot per bone (``_paw_loot``) and Deluxe Memory's features against the code they
+  replaced, on random play;
 * the rollout buffer's stored features against the extractor's, for every game that has them,
   and a PPO update from them against one that derives them in every minibatch;
 * self-play's one features pass for every snapshot's decisions against one pass per snapshot.
@@ -19,7 +20,7 @@ import torch
 
 from card_envs.agents.features import DerivedFeatures, DerivedRolloutBuffer, ScoredActionsPolicy
 from card_envs.games import GAMES, get_game, make_engine
-from tests import dogpile_features_before37
+from tests import deluxe_features_before_bmm, dogpile_features_before37
 from training.config import load_config
 from training.selfplay import SelfPlayVecEnv
 
@@ -67,6 +68,27 @@ def test_dogpile_features_are_the_ones_computed_before() -> None:
     torch.testing.assert_close(new_acts, old_acts, rtol=0, atol=1e-6)
     # Not vacuous: the loot features vary in play (slot gains, paw losses, the paws' loot).
     assert len(torch.unique(new_global[:, 108:163])) > 20
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "memory": 0.3},
+                                     {"num_players": 4, "jokin_around": True}])
+def test_deluxe_features_are_the_ones_computed_before(options: dict[str, Any]) -> None:
+    """Batched matrix products in place of ``einsum`` and broadcast sums, on 10 random games'
+    observations (every seat, every decision): every feature exactly as before (each sum has
+    whole numbers for terms), with one to three other players' sightings."""
+    config = {**shipped_env("deluxe_memory"), **options}
+    engine = make_engine("deluxe_memory", **config)
+    obs = torch.as_tensor(random_play("deluxe_memory", config, 10))
+    new = get_game("deluxe_memory").features_builder()(engine)
+    old = deluxe_features_before_bmm.derived_features(engine)
+    with torch.no_grad():
+        now, before = new(obs), old(obs)
+    assert torch.equal(now, before)
+    # Not vacuous: every kind of feature fires somewhere (known, mates, exposed, ...).
+    from card_envs.games.deluxe_memory.engine import NUM_CELLS
+    from card_envs.games.deluxe_memory.features import PER_CELL
+
+    assert (now.reshape(len(obs), PER_CELL, NUM_CELLS) != 0).any(2).any(0).all()
 
 
 def _filled_buffer(game: str, config: dict[str, Any], obs: np.ndarray,

@@ -2378,8 +2378,8 @@ CATALOG: tuple[Mutant, ...] = (
         id="dogpile-paw-loot-misses-a-pair",
         area="training",
         path="card_envs/games/dogpile/features.py",
-        old="        for i, j, both_plain, both_suit in pairs:\n",
-        new="        for i, j, both_plain, both_suit in pairs[:2]:\n",
+        old="_PAW_FIRST, _PAW_SECOND = [p[0] for p in _PAW_PAIRS], [p[1] for p in _PAW_PAIRS]",
+        new="_PAW_FIRST, _PAW_SECOND = [0, 0], [1, 2]",
         tests=("tests/test_features.py::"
                "test_dogpile_loot_of_the_best_three_matches_the_heuristics",
                "tests/test_feature_paths.py::test_dogpile_features_are_the_ones_computed_before"),
@@ -2394,6 +2394,37 @@ CATALOG: tuple[Mutant, ...] = (
         tests=("tests/test_features.py::"
                "test_dogpile_loot_of_the_best_three_matches_the_heuristics",),
         why="burying paw bone 0 is valued as burying bone 1 (the bury features swap)",
+    ),
+    Mutant(
+        id="dogpile-feat-in-reach-skips-a-pair",
+        area="training",
+        path="card_envs/games/dogpile/features.py",
+        old="_PLACE_FIRST, _PLACE_SECOND = [p[0] for p in _PAIRS], [p[1] for p in _PAIRS]",
+        new="_PLACE_FIRST, _PLACE_SECOND = [p[0] for p in _PAIRS[:5]], [p[1] for p in _PAIRS[:5]]",
+        tests=("tests/test_feature_paths.py::test_dogpile_features_are_the_ones_computed_before",),
+        why="a feat in reach misses the last paw bone paired with the bone in the paw",
+    ),
+    Mutant(
+        id="deluxe-mates-count-the-card-itself",
+        area="training",
+        path="card_envs/games/deluxe_memory/features.py",
+        old="mates = (rank @ rank.sum(1).unsqueeze(-1))[..., 0] - known",
+        new="mates = (rank @ rank.sum(1).unsqueeze(-1))[..., 0]",
+        tests=("tests/test_features.py::"
+               "test_deluxe_features_find_known_pairs_and_the_first_cards_mate",
+               "tests/test_feature_paths.py::test_deluxe_features_are_the_ones_computed_before"),
+        why="every known card counts as its own mate: a known pair everywhere",
+    ),
+    Mutant(
+        id="deluxe-exposed-by-a-player-s-own-sighting",
+        area="training",
+        path="card_envs/games/deluxe_memory/features.py",
+        old="seen_mates = seen_ranks @ rank.transpose(1, 2) - others * known.unsqueeze(1)",
+        new="seen_mates = seen_ranks @ rank.transpose(1, 2)",
+        tests=("tests/test_features.py::"
+               "test_deluxe_exposed_pairs_need_one_player_to_have_seen_both_cards",
+               "tests/test_feature_paths.py::test_deluxe_features_are_the_ones_computed_before"),
+        why="a card another player has seen counts as its own mate: exposed with no pair",
     ),
     Mutant(
         id="rollout-buffer-keeps-raw-observations",

@@ -56,6 +56,9 @@ ACTION_FEATURES = len(_KINDS) + 4
 #: Pairs of the four places (three paws and the bone in the paw).
 _PAIRS = list(combinations(range(PAWS + 1), 2))
 _PAW_PAIRS = list(combinations(range(PAWS), 2))
+#: The pairs' first and second members, as index lists (every pair in one indexing).
+_PLACE_FIRST, _PLACE_SECOND = [p[0] for p in _PAIRS], [p[1] for p in _PAIRS]
+_PAW_FIRST, _PAW_SECOND = [p[0] for p in _PAW_PAIRS], [p[1] for p in _PAW_PAIRS]
 
 
 def _on(device: torch.device) -> tuple[torch.Tensor, ...]:
@@ -70,16 +73,17 @@ def _triple_loot(values: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
                  present: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
                  numbers: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
                  collar: torch.Tensor, one_suit: torch.Tensor, ace_high: bool) -> torch.Tensor:
-    """One triple's loot (three bones' values, plus a collar's or a one-suit straight's bonus
-    when all three are there) from its bones' values, presences and rank numbers."""
+    """Triples' loot (three bones' values, plus a collar's or a one-suit straight's bonus
+    when all three are there) from their bones' values, presences and rank numbers, any
+    shapes that broadcast (elementwise: no stacked copy of the ranks)."""
     loot = values[0] + values[1] + values[2]
-    ranks = torch.stack(torch.broadcast_tensors(*numbers), -1)
-    low, high = ranks.min(-1).values, ranks.max(-1).values
-    distinct = ((ranks[..., 0] != ranks[..., 1]) & (ranks[..., 1] != ranks[..., 2])
-                & (ranks[..., 0] != ranks[..., 2]))
+    a, b, c = numbers
+    low = torch.minimum(torch.minimum(a, b), c)
+    high = torch.maximum(torch.maximum(a, b), c)
+    distinct = (a != b) & (b != c) & (a != c)
     run = distinct & (high - low == 2)
     if ace_high:  # Q-K-A: ranks 11, 12 and 0
-        run |= distinct & (low == 0) & (high == 12) & ((ranks == 11).any(-1))
+        run |= distinct & (low == 0) & (high == 12) & ((a == 11) | (b == 11) | (c == 11))
     all_there = present[0] * present[1] * present[2]
     return loot + all_there * (COLLAR_BONUS * collar + STRAIGHT_BONUS * one_suit * run)
 
@@ -93,49 +97,53 @@ def _paw_loot(paw_rank: torch.Tensor, paw_suit: torch.Tensor, ace_high: bool) ->
     Every bone's value and every bonus is at least 0, so a triple is worth at least any pair or
     single inside it: the best three of four bones is the best of the four triples, and with
     one paw bone buried it is the other two's values. Nothing of shape (batch, n, 4, 14) is
-    built (the candidates are every pile slot), and the three paw pairs are combined once."""
+    built (the candidates are every pile slot), and the three paw pairs are one dimension
+    (batch, 3, n), so a call costs the same few dozen torch operations at any batch size: at
+    self-play's batches of 32 and fewer, the operations' count is the cost."""
     table, numbers, _ = _on(paw_rank.device)
     plain, value = paw_rank[..., :JOKER_RANK], paw_rank @ table
     present, number = paw_rank.sum(-1), paw_rank @ numbers
-    v = [value[:, k:k + 1] for k in range(PAWS)]  # (batch, 1) each: broadcast over candidates
-    p = [present[:, k:k + 1] for k in range(PAWS)]
-    r = [number[:, k:k + 1] for k in range(PAWS)]
-    pairs = [(i, j, (plain[:, i] * plain[:, j]).unsqueeze(1),
-              (paw_suit[:, i] * paw_suit[:, j]).unsqueeze(1)) for i, j in _PAW_PAIRS]
-    i, j, k = range(PAWS)
-    paws_only = _triple_loot((v[i], v[j], v[k]), (p[i], p[j], p[k]), (r[i], r[j], r[k]),
-                             (plain[:, i] * plain[:, j] * plain[:, k]).sum(-1, keepdim=True),
-                             (paw_suit[:, i] * paw_suit[:, j] * paw_suit[:, k]).sum(
-                                 -1, keepdim=True), ace_high)
+    i, j = _PAW_FIRST, _PAW_SECOND
+    # Per paw pair (batch, 3, 1): broadcast over the candidates.
+    v_i, v_j = value[:, i, None], value[:, j, None]
+    p_i, p_j = present[:, i, None], present[:, j, None]
+    r_i, r_j = number[:, i, None], number[:, j, None]
+    both_plain = plain[:, i] * plain[:, j]  # (batch, 3, 13): the pair's shared rank, if any
+    both_suit = paw_suit[:, i] * paw_suit[:, j]
+    paws_only = _triple_loot(
+        (value[:, 0:1], value[:, 1:2], value[:, 2:3]),
+        (present[:, 0:1], present[:, 1:2], present[:, 2:3]),
+        (number[:, 0:1], number[:, 1:2], number[:, 2:3]),
+        (plain[:, 0] * plain[:, 1] * plain[:, 2]).sum(-1, keepdim=True),
+        (paw_suit[:, 0] * paw_suit[:, 1] * paw_suit[:, 2]).sum(-1, keepdim=True), ace_high)
 
     def best(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
         value_x, present_x, number_x = rank @ table, rank.sum(-1), rank @ numbers
-        plain_x = rank[..., :JOKER_RANK]
-        out = paws_only.expand(-1, rank.shape[1])
-        for i, j, both_plain, both_suit in pairs:
-            out = torch.maximum(out, _triple_loot(
-                (v[i], v[j], value_x), (p[i], p[j], present_x), (r[i], r[j], number_x),
-                (both_plain * plain_x).sum(-1), (both_suit * suit).sum(-1), ace_high))
-        return out
+        # A pair shares at most one rank and one suit, so each sum has one term at most.
+        collar = both_plain @ rank[..., :JOKER_RANK].transpose(1, 2)  # (batch, 3, n)
+        one_suit = both_suit @ suit.transpose(1, 2)
+        with_pairs = _triple_loot(
+            (v_i, v_j, value_x[:, None]), (p_i, p_j, present_x[:, None]),
+            (r_i, r_j, number_x[:, None]), collar, one_suit, ace_high)
+        return torch.maximum(paws_only, with_pairs.amax(1))
 
+    v = [value[:, k:k + 1] for k in range(PAWS)]
     without = torch.cat([v[1] + v[2], v[0] + v[2], v[0] + v[1]], 1)
     return paws_only[:, 0], without, best
 
 
 def _feat_in_reach(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
     """1 where two of the bones (..., 4, 14 / 4) share a rank, or a suit two ranks apart at
-    most: a collar or a straight fetch is one bone away."""
+    most: a collar or a straight fetch is one bone away. The six pairs at once."""
     plain = rank[..., :JOKER_RANK]
     present = plain.sum(-1)
     number = plain @ _on(rank.device)[1][:JOKER_RANK]
-    reach = torch.zeros_like(present[..., 0])
-    for i, j in _PAIRS:
-        same_rank = (plain[..., i, :] * plain[..., j, :]).sum(-1)
-        close = ((number[..., i] - number[..., j]).abs() <= 2).float()
-        same_suit = (suit[..., i, :] * suit[..., j, :]).sum(-1) * close
-        both = present[..., i] * present[..., j]
-        reach = torch.maximum(reach, both * torch.clamp(same_rank + same_suit, max=1.0))
-    return reach
+    a, b = _PLACE_FIRST, _PLACE_SECOND
+    same_rank = (plain[..., a, :] * plain[..., b, :]).sum(-1)
+    close = ((number[..., a] - number[..., b]).abs() <= 2).float()
+    same_suit = (suit[..., a, :] * suit[..., b, :]).sum(-1) * close
+    both = present[..., a] * present[..., b]
+    return (both * torch.clamp(same_rank + same_suit, max=1.0)).amax(-1).clamp(min=0.0)
 
 
 def _kind_rows() -> torch.Tensor:
@@ -176,7 +184,7 @@ def derived_features(engine: DogpileEngine) -> Callable[
         known = pile_rank.sum(-1)
         unknown = (pile[..., 0] - known).clamp(min=0.0)  # a bone this dog has not seen
         slot_gain = gain(pile_rank, pile_suit)
-        held_gain = gain(held[:, None, :RANKS], held[:, None, RANKS:])[:, 0:1]
+        held_gain = gain(held[:, None, :RANKS], held[:, None, RANKS:])
         # What each paw bone is worth to the paws: the loss if it were buried (all three at once).
         paw_loss = (now.unsqueeze(1) - without) / LOOT_SCALE
         # The most a bone known for certain (not a sniffed group's belief) would add.
