@@ -20,6 +20,8 @@ import torch
 
 from card_envs.agents.features import DerivedFeatures, DerivedRolloutBuffer, ScoredActionsPolicy
 from card_envs.games import GAMES, get_game, make_engine
+from card_envs.games.deluxe_memory.engine import NUM_CELLS
+from card_envs.games.deluxe_memory.features import PER_CELL
 from tests import deluxe_features_before_bmm, dogpile_features_before37
 from training.config import load_config
 from training.selfplay import SelfPlayVecEnv
@@ -85,9 +87,6 @@ def test_deluxe_features_are_the_ones_computed_before(options: dict[str, Any]) -
         now, before = new(obs), old(obs)
     assert torch.equal(now, before)
     # Not vacuous: every kind of feature fires somewhere (known, mates, exposed, ...).
-    from card_envs.games.deluxe_memory.engine import NUM_CELLS
-    from card_envs.games.deluxe_memory.features import PER_CELL
-
     assert (now.reshape(len(obs), PER_CELL, NUM_CELLS) != 0).any(2).any(0).all()
 
 

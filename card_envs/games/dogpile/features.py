@@ -110,11 +110,10 @@ def _paw_loot(paw_rank: torch.Tensor, paw_suit: torch.Tensor, ace_high: bool) ->
     r_i, r_j = number[:, i, None], number[:, j, None]
     both_plain = plain[:, i] * plain[:, j]  # (batch, 3, 13): the pair's shared rank, if any
     both_suit = paw_suit[:, i] * paw_suit[:, j]
+    # Per paw bone (batch, 1): the three paws' own triple, and the loot with one buried.
+    v, p, r = ((t[:, 0:1], t[:, 1:2], t[:, 2:3]) for t in (value, present, number))
     paws_only = _triple_loot(
-        (value[:, 0:1], value[:, 1:2], value[:, 2:3]),
-        (present[:, 0:1], present[:, 1:2], present[:, 2:3]),
-        (number[:, 0:1], number[:, 1:2], number[:, 2:3]),
-        (plain[:, 0] * plain[:, 1] * plain[:, 2]).sum(-1, keepdim=True),
+        v, p, r, (plain[:, 0] * plain[:, 1] * plain[:, 2]).sum(-1, keepdim=True),
         (paw_suit[:, 0] * paw_suit[:, 1] * paw_suit[:, 2]).sum(-1, keepdim=True), ace_high)
 
     def best(rank: torch.Tensor, suit: torch.Tensor) -> torch.Tensor:
@@ -127,7 +126,6 @@ def _paw_loot(paw_rank: torch.Tensor, paw_suit: torch.Tensor, ace_high: bool) ->
             (r_i, r_j, number_x[:, None]), collar, one_suit, ace_high)
         return torch.maximum(paws_only, with_pairs.amax(1))
 
-    v = [value[:, k:k + 1] for k in range(PAWS)]
     without = torch.cat([v[1] + v[2], v[0] + v[2], v[0] + v[1]], 1)
     return paws_only[:, 0], without, best
 
