@@ -75,6 +75,35 @@ def test_the_runner_catches_a_real_mutant_and_reports_a_blind_one_as_surviving()
 
 
 @needs_git
+def test_mutants_run_side_by_side_give_the_same_verdicts_in_catalog_order() -> None:
+    """--jobs 2: each mutant in its own copy (a mutant written into a copy another mutant is
+    running would turn a survivor into a catch); the results come back in the order asked."""
+    caught = next(m for m in CATALOG if m.id == "roy-target-strict")
+    blind = replace(caught, id="blind", why="tests that never play ROY",
+                    tests=("tests/test_core.py::test_card_codes_round_trip_and_tables",))
+    # The same file mutated by a mutant the roy tests do not see, beside one they do.
+    harmless = replace(caught, id="harmless", new=caught.old, old=caught.old,
+                       tests=caught.tests)
+    mutants = [blind, caught, harmless, replace(blind, id="blind-2")]
+    seen: list[run.Result] = []
+    results = run.audit(mutants, ROOT, timeout=120, report=seen.append, jobs=2)
+    assert [r.mutant.id for r in results] == ["blind", "roy-target-strict", "harmless",
+                                              "blind-2"]
+    assert [r.verdict for r in results] == [run.SURVIVED, run.CAUGHT, run.SURVIVED,
+                                            run.SURVIVED]
+    assert sorted(r.mutant.id for r in seen) == sorted(m.id for m in mutants)
+    with pytest.raises(ValueError, match="at least 1"):
+        run.audit(mutants, ROOT, jobs=0)
+
+
+def test_the_command_line_refuses_a_job_count_below_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        run.main(["--jobs", "0", "--list"])
+    assert exit_.value.code == 2 and "--jobs: must be at least 1, got 0" in capsys.readouterr().err
+
+
+@needs_git
 def test_a_failing_baseline_a_missing_test_and_a_hang_are_reported_as_such() -> None:
     entry = next(m for m in CATALOG if m.area == "roy")
     missing = replace(entry, id="missing-test", tests=("tests/test_roy_rules.py::no_such_test",))
