@@ -31,6 +31,9 @@ from training.shipped import shipped_configs
 from training.train import main as train_main
 from training.train import train
 
+# Nothing here depends on which engine build runs: make test runs it, make test-pure not.
+pytestmark = pytest.mark.same_in_either_build
+
 SHRINK = {
     "env": {"max_steps": 30},  # episodes cut short (a Dogpile game is thousands of ticks)
     "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1,

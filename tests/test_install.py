@@ -23,7 +23,13 @@ from pathlib import Path
 import pytest
 
 from card_envs import compiled
-from tests.test_packaging import ROOT, build_sdist, copy_tracked
+from tests.test_packaging import (
+    ROOT,
+    assert_package_files_are_the_checkout_s,
+    build_sdist,
+    copy_tracked,
+    prebuilt_wheel,
+)
 from training import yaml12
 
 pytestmark = pytest.mark.install
@@ -60,7 +66,12 @@ def _ok(done: subprocess.CompletedProcess[str]) -> str:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel pip would build from our sdist (its build needs setuptools and mypy, this
-    environment's: no index is asked for them)."""
+    environment's: no index is asked for them), or the one ``make release`` built from it
+    (``$CARD_ENVS_BUILT_WHEELS``, as CI runs this)."""
+    built = prebuilt_wheel(compiled_build=os.environ.get(compiled.PURE_PYTHON_ENV) != "1")
+    if built is not None:
+        assert_package_files_are_the_checkout_s(built)
+        return built
     tmp = tmp_path_factory.mktemp("build")
     copy_tracked(tmp / "clone")
     sdist = build_sdist(tmp / "clone", tmp / "sdist")

@@ -26,6 +26,45 @@ MAPPED = {"card_envs": "card_envs", "training": "card_envs/training",
           "configs": "card_envs/configs"}
 #: What a build leaves in the checkout's package (an in-place compiled build): not sources.
 BUILT = ("__pycache__", "*.so", "*.pyd", compiled.MANIFEST)
+#: A folder of wheels built from this checkout's sdist, taken instead of building the compiled
+#: wheel again (CI points it at ``make release``'s dist/: each compiled build is minutes of
+#: mypyc). A wheel whose package files differ from the checkout's fails the tests that use it.
+BUILT_WHEELS_ENV = "CARD_ENVS_BUILT_WHEELS"
+
+
+def prebuilt_wheel(*, compiled_build: bool) -> Path | None:
+    """The compiled (or plain) wheel of this version in ``$CARD_ENVS_BUILT_WHEELS``, if set."""
+    folder = os.environ.get(BUILT_WHEELS_ENV)
+    if not folder:
+        return None
+    version = card_envs.__version__
+    pattern = f"card_envs-{version}-" + ("cp*.whl" if compiled_build else "py3-none-any.whl")
+    found = sorted(Path(folder).glob(pattern))
+    if len(found) != 1:
+        pytest.fail(f"{BUILT_WHEELS_ENV}={folder} holds {len(found)} wheels named {pattern} "
+                    f"({[p.name for p in found]}): one was expected (run `make release`)")
+    return found[0]
+
+
+def checkout_source(installed_name: str) -> Path | None:
+    """The checkout's file a wheel's ``card_envs/...`` entry was built from (None for what a
+    build makes: the extensions, the manifest, the dist-info)."""
+    # The longest installed folder first: card_envs/training/x is training/x, not card_envs/.
+    for source, installed in sorted(MAPPED.items(), key=lambda item: -len(item[1])):
+        if installed_name.startswith(installed + "/"):
+            path = ROOT / source / installed_name[len(installed) + 1:]
+            return path if path.is_file() else None
+    return None
+
+
+def assert_package_files_are_the_checkout_s(wheel: Path) -> None:
+    """Every file the wheel installs from the sources holds the checkout's bytes: a wheel
+    built from other sources (a stale dist/) fails here, naming the files."""
+    with zipfile.ZipFile(wheel) as archive:
+        differ = [name for name in archive.namelist()
+                  if (path := checkout_source(name)) is not None
+                  and archive.read(name) != path.read_bytes()]
+    assert not differ, f"{wheel.name} was built from other sources than the checkout: {differ}"
 
 
 def _build_wheel(tmp: Path, build: str) -> Path:
@@ -63,7 +102,9 @@ def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository
     nothing else; unpacked alone on the path it must import, register and play each game (what
     a ``pip install`` gives), running the build it holds; the repository's own copy must not be
     the one that answers."""
-    wheel = _build_wheel(tmp_path, build)
+    wheel = (build == "compiled" and prebuilt_wheel(compiled_build=True)) or _build_wheel(
+        tmp_path, build)
+    assert_package_files_are_the_checkout_s(wheel)
     version = card_envs.__version__
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {f"{installed}/{p.relative_to(ROOT / source).as_posix()}"
@@ -180,3 +221,36 @@ def test_the_sdist_holds_the_whole_source_tree(tmp_path: Path) -> None:
     expected = tracked - {".gitignore"}
     assert expected <= names, sorted(expected - names)
     assert not {n for n in names if "__pycache__" in n or n.endswith(".pyc")}
+
+
+def test_a_prebuilt_wheel_is_taken_only_when_it_is_one_of_this_checkout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$CARD_ENVS_BUILT_WHEELS`` (CI: make release's dist/): exactly one wheel of this version
+    per build, and a wheel whose sources differ from the checkout's is refused by name."""
+    version = card_envs.__version__
+    monkeypatch.delenv(BUILT_WHEELS_ENV, raising=False)
+    assert prebuilt_wheel(compiled_build=True) is None
+    monkeypatch.setenv(BUILT_WHEELS_ENV, str(tmp_path))
+    with pytest.raises(pytest.fail.Exception, match="holds 0 wheels"):
+        prebuilt_wheel(compiled_build=True)
+    plain = tmp_path / f"card_envs-{version}-py3-none-any.whl"
+    compiled_wheel = tmp_path / f"card_envs-{version}-cp311-cp311-linux_x86_64.whl"
+    (tmp_path / "card_envs-0.0.1-cp311-cp311-linux_x86_64.whl").touch()  # another version
+    for wheel in (plain, compiled_wheel):
+        with zipfile.ZipFile(wheel, "w") as archive:
+            archive.writestr("card_envs/__init__.py", (ROOT / "card_envs/__init__.py").read_bytes())
+            archive.writestr("card_envs/training/train.py",
+                             (ROOT / "training/train.py").read_bytes())
+            archive.writestr(f"card_envs-{version}.dist-info/RECORD", "")
+    assert prebuilt_wheel(compiled_build=True) == compiled_wheel
+    assert prebuilt_wheel(compiled_build=False) == plain
+    assert_package_files_are_the_checkout_s(compiled_wheel)
+
+    with zipfile.ZipFile(compiled_wheel, "a") as archive:
+        archive.writestr("card_envs/configs/roy.yaml", b"game: roy  # an older config\n")
+    with pytest.raises(AssertionError, match=r"other sources than the checkout: "
+                                             r"\['card_envs/configs/roy.yaml'\]"):
+        assert_package_files_are_the_checkout_s(compiled_wheel)
+    (tmp_path / f"card_envs-{version}-cp312-cp312-linux_x86_64.whl").touch()
+    with pytest.raises(pytest.fail.Exception, match="holds 2 wheels"):
+        prebuilt_wheel(compiled_build=True)

@@ -20,6 +20,9 @@ from training.config import from_dict, load_config
 from training.run_lock import LOCK_NAME, RunLock, RunLockedError
 from training.train import train
 
+# Nothing here depends on which engine build runs: make test runs it, make test-pure not.
+pytestmark = pytest.mark.same_in_either_build
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

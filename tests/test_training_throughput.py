@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
+# Nothing here depends on which engine build runs: make test runs it, make test-pure not.
+pytestmark = pytest.mark.same_in_either_build
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 

@@ -37,6 +37,9 @@ from training.train import (
     write_scalars,
 )
 
+# Nothing here depends on which engine build runs: make test runs it, make test-pure not.
+pytestmark = pytest.mark.same_in_either_build
+
 ROOT = Path(__file__).resolve().parents[1]
 ENOSPC_TEXT = "No space left on device (ENOSPC, the disk is full)"
 
