@@ -16,8 +16,8 @@ never written.
 
 ``--jobs N`` (default: the cores this process may use) runs N mutants at once, each in its own
 copy with its own pytest ``--basetemp``, and the baseline with N xdist workers: a mutant's run
-is mostly one busy Python process (imports, then its tests), so two cores do twice the work.
-Rows are printed as mutants finish; the summary is in catalog order.
+is mostly one busy Python process (imports, then its tests), so N cores do nearly N times the
+work (measured below). Rows are printed as mutants finish; the summary is in catalog order.
 
 Verdicts: ``caught`` (a test failed, or the mutant broke collection), ``SURVIVED`` (every test
 passed: a gap in the tests, or an equivalent mutant), ``timeout`` (the tests ran past
