@@ -48,12 +48,14 @@ def prebuilt_wheel(*, compiled_build: bool) -> Path | None:
 
 def checkout_source(installed_name: str) -> Path | None:
     """The checkout's file a wheel's ``card_envs/...`` entry was built from (None for what a
-    build makes: the extensions, the manifest, the dist-info)."""
+    build makes: the extensions and the manifest, which an in-place build also leaves in the
+    checkout, and the dist-info)."""
     # The longest installed folder first: card_envs/training/x is training/x, not card_envs/.
     for source, installed in sorted(MAPPED.items(), key=lambda item: -len(item[1])):
         if installed_name.startswith(installed + "/"):
             path = ROOT / source / installed_name[len(installed) + 1:]
-            return path if path.is_file() else None
+            built = any(path.match(pattern) for pattern in BUILT)
+            return path if path.is_file() and not built else None
     return None
 
 
@@ -242,6 +244,9 @@ def test_a_prebuilt_wheel_is_taken_only_when_it_is_one_of_this_checkout(
             archive.writestr("card_envs/training/train.py",
                              (ROOT / "training/train.py").read_bytes())
             archive.writestr(f"card_envs-{version}.dist-info/RECORD", "")
+            # A build output, also in a checkout built in place (make build): not a source.
+            for extension in ROOT.glob("card_envs/core/*.so"):
+                archive.writestr(f"card_envs/core/{extension.name}", b"another build")
     assert prebuilt_wheel(compiled_build=True) == compiled_wheel
     assert prebuilt_wheel(compiled_build=False) == plain
     assert_package_files_are_the_checkout_s(compiled_wheel)
