@@ -104,8 +104,8 @@ def test_the_wheel_holds_the_package_and_plays_every_game_without_the_repository
     nothing else; unpacked alone on the path it must import, register and play each game (what
     a ``pip install`` gives), running the build it holds; the repository's own copy must not be
     the one that answers."""
-    wheel = (build == "compiled" and prebuilt_wheel(compiled_build=True)) or _build_wheel(
-        tmp_path, build)
+    prebuilt = prebuilt_wheel(compiled_build=True) if build == "compiled" else None
+    wheel = prebuilt or _build_wheel(tmp_path, build)
     assert_package_files_are_the_checkout_s(wheel)
     version = card_envs.__version__
     names = set(zipfile.ZipFile(wheel).namelist())

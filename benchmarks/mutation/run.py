@@ -57,6 +57,7 @@ from queue import SimpleQueue
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.mutation.catalog import AREAS, CATALOG, Mutant  # noqa: E402
+from training.selfplay_workers import available_cores  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TIMEOUT = 600.0
@@ -225,11 +226,6 @@ def _check_copy_imports(root: Path, python: str) -> None:
                            "not be tested (is PYTHONPATH or an install hook in the way?)")
 
 
-def default_jobs() -> int:
-    """The cores this process may use (its affinity, not the machine's count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def audit(mutants: Sequence[Mutant], repo: Path = REPO, timeout: float = DEFAULT_TIMEOUT,
           python: str = sys.executable, baseline: bool = True,
           report: Callable[[Result], None] | None = None,
@@ -385,9 +381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"seconds per mutant's tests (default {DEFAULT_TIMEOUT:.0f})")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the run of the selected tests on the unmutated copy")
-    parser.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+    parser.add_argument("--jobs", type=_positive_int, default=available_cores(), metavar="N",
                         help="mutants run at once, each in its own copy (default: the cores "
-                             f"this process may use, {default_jobs()} here)")
+                             f"this process may use, {available_cores()} here)")
     args = parser.parse_args(argv)
     try:
         mutants = select(args.area, args.ids)
