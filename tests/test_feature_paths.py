@@ -11,6 +11,7 @@ extractor computes from the observation, as before.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import gymnasium as gym
@@ -22,7 +23,11 @@ from card_envs.agents.features import DerivedFeatures, DerivedRolloutBuffer, Sco
 from card_envs.games import GAMES, get_game, make_engine
 from card_envs.games.deluxe_memory.engine import NUM_CELLS
 from card_envs.games.deluxe_memory.features import PER_CELL
-from tests import deluxe_features_before_bmm, dogpile_features_before37
+from tests import (
+    deluxe_features_before_bmm,
+    dogpile_features_before37,
+    mega_memory_features_before_bmm,
+)
 from training.config import load_config
 from training.selfplay import SelfPlayVecEnv
 
@@ -72,22 +77,38 @@ def test_dogpile_features_are_the_ones_computed_before() -> None:
     assert len(torch.unique(new_global[:, 108:163])) > 20
 
 
+def features_as_before(game: str, options: dict[str, Any], before: ModuleType) -> torch.Tensor:
+    """The game's derived features on 10 random games' observations (every seat, every
+    decision) under the shipped config with ``options``, asserted exactly equal to those of
+    ``before``'s ``derived_features`` (the code they replaced)."""
+    config = {**shipped_env(game), **options}
+    engine = make_engine(game, **config)
+    obs = torch.as_tensor(random_play(game, config, 10))
+    with torch.no_grad():
+        now = get_game(game).features_builder()(engine)(obs)
+        assert torch.equal(now, before.derived_features(engine)(obs))
+    return now
+
+
 @pytest.mark.parametrize("options", [{}, {"num_players": 3, "memory": 0.3},
                                      {"num_players": 4, "jokin_around": True}])
 def test_deluxe_features_are_the_ones_computed_before(options: dict[str, Any]) -> None:
     """Batched matrix products in place of ``einsum`` and broadcast sums, on 10 random games'
     observations (every seat, every decision): every feature exactly as before (each sum has
     whole numbers for terms), with one to three other players' sightings."""
-    config = {**shipped_env("deluxe_memory"), **options}
-    engine = make_engine("deluxe_memory", **config)
-    obs = torch.as_tensor(random_play("deluxe_memory", config, 10))
-    new = get_game("deluxe_memory").features_builder()(engine)
-    old = deluxe_features_before_bmm.derived_features(engine)
-    with torch.no_grad():
-        now, before = new(obs), old(obs)
-    assert torch.equal(now, before)
+    now = features_as_before("deluxe_memory", options, deluxe_features_before_bmm)
     # Not vacuous: every kind of feature fires somewhere (known, mates, exposed, ...).
-    assert (now.reshape(len(obs), PER_CELL, NUM_CELLS) != 0).any(2).any(0).all()
+    assert (now.reshape(len(now), PER_CELL, NUM_CELLS) != 0).any(2).any(0).all()
+
+
+@pytest.mark.parametrize("options", [{}, {"memory": "none"}, {"memory": 0.3}])
+def test_mega_memory_features_are_the_ones_computed_before(options: dict[str, Any]) -> None:
+    """The three relations in two batched products in place of a loop over them, on 10 random
+    games' observations (every seat, every decision): every feature exactly as before (each
+    sum has whole numbers for terms), in each memory mode."""
+    now = features_as_before("mega_memory", options, mega_memory_features_before_bmm)
+    # Not vacuous: every relation's pair and scored features fire somewhere.
+    assert (now != 0).any(0).float().mean() > 0.9 and now.amax() >= 2
 
 
 def _filled_buffer(game: str, config: dict[str, Any], obs: np.ndarray,

@@ -2427,6 +2427,28 @@ CATALOG: tuple[Mutant, ...] = (
         why="a card another player has seen counts as its own mate: exposed with no pair",
     ),
     Mutant(
+        id="mega-features-read-every-relation-as-same-rank",
+        area="training",
+        path="card_envs/games/mega_memory/features.py",
+        old="picked_host = torch.cat([torch.cat([position(first, r, second),",
+        new="picked_host = torch.cat([torch.cat([position(first, 0, second),",
+        tests=("tests/test_features.py::"
+               "test_mega_features_relate_the_first_card_to_side_centre_and_scored_cards",
+               "tests/test_feature_paths.py::test_mega_memory_features_are_the_ones_computed_before"),
+        why="the batched product's pairs are read from the first relation's rows for all three",
+    ),
+    Mutant(
+        id="mega-features-scored-column-is-the-last-entity",
+        area="training",
+        path="card_envs/games/mega_memory/features.py",
+        old="position(entity, r, torch.full_like(entity, ENTITIES))",
+        new="position(entity, r, torch.full_like(entity, ENTITIES - 1))",
+        tests=("tests/test_features.py::"
+               "test_mega_features_relate_the_first_card_to_side_centre_and_scored_cards",
+               "tests/test_feature_paths.py::test_mega_memory_features_are_the_ones_computed_before"),
+        why="an entity's scored extensions read against the last centre pile, not the scored cards",
+    ),
+    Mutant(
         id="rollout-buffer-keeps-raw-observations",
         area="training",
         path="card_envs/agents/features.py",
