@@ -80,13 +80,16 @@ def test_dogpile_features_are_the_ones_computed_before() -> None:
 def features_as_before(game: str, options: dict[str, Any], before: ModuleType) -> torch.Tensor:
     """The game's derived features on 10 random games' observations (every seat, every
     decision) under the shipped config with ``options``, asserted exactly equal to those of
-    ``before``'s ``derived_features`` (the code they replaced)."""
+    ``before``'s ``derived_features`` (the code they replaced), and an empty batch's too."""
     config = {**shipped_env(game), **options}
     engine = make_engine(game, **config)
     obs = torch.as_tensor(random_play(game, config, 10))
+    derive = get_game(game).features_builder()(engine)
+    derived_before = before.derived_features(engine)
     with torch.no_grad():
-        now = get_game(game).features_builder()(engine)(obs)
-        assert torch.equal(now, before.derived_features(engine)(obs))
+        now = derive(obs)
+        assert torch.equal(now, derived_before(obs))
+        assert torch.equal(derive(obs[:0]), derived_before(obs[:0]))
     return now
 
 
