@@ -73,6 +73,7 @@ def derived_features(engine: MegaMemoryEngine) -> Callable[[torch.Tensor], torch
         # such row, how many of them each entity holds and how many this seat has scored.
         related = (entities @ relations).reshape(batch, ENTITIES * RELATIONS, 52)
         together = related @ torch.cat([entities, field("my_scored").unsqueeze(1)], 1).mT
-        return torch.cat([entities.sum(-1), together.flatten(1)[:, picked]], dim=1)
+        known = entities.sum(-1)  # which entities are known
+        return torch.cat([known, together.flatten(1)[:, picked]], dim=1)
 
     return features
