@@ -948,9 +948,11 @@ def test_a_bfloat16_run_repeats_resumes_exactly_and_saves_float32(
     the GPU."""
     data = _exact_config().to_dict()
     data["training"]["precision"] = "bfloat16"
-    # Without the hardware check, which refuses bfloat16 where the CPU would emulate it (slower,
-    # not different): what it computes is checked on any CPU.
-    cfg = from_dict(data, check_cuda=False)
+    # As on a CPU with native bfloat16: the hardware check (here and in train(), which checks
+    # the config again) refuses bfloat16 where the CPU would emulate it, slower, not different;
+    # what it computes is checked on any CPU.
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {"avx2": True, "amx_bf16": True})
+    cfg = from_dict(data)
     runs = {name: tmp_path / name for name in ("whole", "stopped")}
     for name, run in runs.items():
         run.mkdir()

@@ -50,6 +50,7 @@ def test_the_learner_table_prints_each_size_on_each_device(
     (["--learner-table", "64x2", "--learner-workers", "0"], "worker count"),
     (["--learner-table", "64x2", "--learner-threads", "2,4"], "one thread count"),
     (["--torch-threads", "0"], "thread count"),
+    (["--reference-steps", "-1"], "--reference-steps: expected 0"),
 ])
 def test_bad_arguments_are_refused_naming_them(args: list[str], named: str,
                                                capsys: pytest.CaptureFixture) -> None:
@@ -71,7 +72,8 @@ def test_the_worker_table_splits_learn_into_env_wait_and_update(
 def test_the_main_table_has_a_row_of_each_run_for_each_precision(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """The default table (it crashed at the tutorial pattern's row, a single env with no
-    ``step_wait`` of its own), both precisions measured in one run."""
+    ``step_wait`` of its own), both precisions measured in one run, and every row against the
+    connect four reference measured in the same run."""
     config = tmp_path / "small.yaml"
     config.write_text("game: memory_uno\nselfplay: {n_envs: 4, pool_size: 2}\n"
                       "ppo: {n_steps: 16, batch_size: 64, policy_kwargs: {net_arch: [16]}}\n"
@@ -79,20 +81,40 @@ def test_the_main_table_has_a_row_of_each_run_for_each_precision(
     before = torch.get_num_threads()
     try:
         training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps",
-                                  "64", "--tutorial-steps", "64", "--precision",
-                                  "float32,bfloat16"])
+                                  "64", "--tutorial-steps", "64", "--reference-steps", "64",
+                                  "--precision", "float32,bfloat16"])
     finally:
         torch.set_num_threads(before)
     out = capsys.readouterr().out
     # One process: auto is every core, as a run alone on the machine has them.
     assert f"torch threads {available_cores()}," in out
-    rows = [line.rsplit(None, 4) for line in out.splitlines()
-            if line.split()[-2:-1] and line.split()[-2].endswith("x")]
-    assert all(float(row[1]) > 0 and float(row[4]) > 0 for row in rows)  # steps/s, update µs
-    names = [row[0] for row in rows]
-    assert names == [f"{run}, {precision}" for precision in ("float32", "bfloat16")
-                     for run in ("self-play (config mix)", "self-play (snapshots only)",
-                                 "random opponent")] + ["tutorial pattern (1 env, defaults)"]
+    # name, steps/s, vs random opp, vs 420, vs the reference here, update µs per step
+    rows = {name: cells for name, *cells in (line.rsplit(None, 5) for line in out.splitlines()
+                                             if line.split()[-2:-1]
+                                             and line.split()[-2].endswith("x"))}
+    assert list(rows) == [f"{run}, {precision}" for precision in ("float32", "bfloat16")
+                          for run in ("self-play (config mix)", "self-play (snapshots only)",
+                                      "random opponent")] + [
+        "tutorial pattern (1 env, defaults)", "reference: connect four (1 env, defaults)"]
+    reference = float(rows["reference: connect four (1 env, defaults)"][0])
+    for steps, _, versus_420, versus_here, update in rows.values():
+        assert float(steps) > 0 and float(update) > 0
+        assert float(versus_420.rstrip("x")) == pytest.approx(float(steps) / 420, abs=0.051)
+        assert float(versus_here.rstrip("x")) == pytest.approx(float(steps) / reference,
+                                                               abs=0.051)
+
+
+def test_the_reference_row_can_be_left_out(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "small.yaml"
+    config.write_text("game: memory_uno\nselfplay: {n_envs: 2, pool_size: 1}\n"
+                      "ppo: {n_steps: 16, batch_size: 32, policy_kwargs: {net_arch: [8]}}\n")
+    training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps", "32",
+                              "--tutorial-steps", "32", "--reference-steps", "0"])
+    out = capsys.readouterr().out
+    assert "reference: connect four" not in out
+    assert all(line.split()[-2] == "-" for line in out.splitlines()
+               if line.startswith(("self-play", "random opponent", "tutorial pattern")))
 
 
 def test_a_bad_precision_is_refused_naming_it(capsys: pytest.CaptureFixture) -> None:

@@ -322,11 +322,11 @@ def from_dict(data: Any, *, check_cuda: bool = True) -> Config:
         raise ConfigError(describe(err, data)) from None
     _check_game(cfg)
     _check_together(cfg)
-    _check_torch(cfg, check_cuda)
-    if cfg.backend == "rllib":
+    if cfg.backend == "rllib":  # before the torch checks: what RLlib refuses, on any machine
         from .rllib_settings import check_rllib
 
         check_rllib(cfg, check_cuda)
+    _check_torch(cfg, check_cuda)
     return cfg
 
 
