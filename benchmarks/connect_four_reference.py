@@ -41,8 +41,9 @@ def connect_four_aec() -> Any:
 
 class ConnectFourVsRandom(gym.Env):
     """One connect four seat for the learner, the other a random player; ``action_masks()``
-    for MaskablePPO. Observation: PettingZoo's 6x7x2 planes (the mover's pieces, then the
-    other's), flattened to 84 floats; reward: +1 / -1 / 0 at the end, as PettingZoo pays."""
+    for MaskablePPO. Observation: PettingZoo's 6x7x2 planes as the learner sees them (its
+    pieces, then the other's), flattened to 84 floats; reward: +1 / -1 / 0 at the end, as
+    PettingZoo pays."""
 
     def __init__(self) -> None:
         self.aec = connect_four_aec()
