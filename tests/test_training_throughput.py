@@ -109,12 +109,17 @@ def test_the_reference_row_can_be_left_out(tmp_path: Path,
     config = tmp_path / "small.yaml"
     config.write_text("game: memory_uno\nselfplay: {n_envs: 2, pool_size: 1}\n"
                       "ppo: {n_steps: 16, batch_size: 32, policy_kwargs: {net_arch: [8]}}\n")
-    training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps", "32",
-                              "--tutorial-steps", "32", "--reference-steps", "0"])
+    before = torch.get_num_threads()
+    try:
+        training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps",
+                                  "32", "--tutorial-steps", "32", "--reference-steps", "0"])
+    finally:
+        torch.set_num_threads(before)
     out = capsys.readouterr().out
     assert "reference: connect four" not in out
-    assert all(line.split()[-2] == "-" for line in out.splitlines()
-               if line.startswith(("self-play", "random opponent", "tutorial pattern")))
+    rows = [line.split() for line in out.splitlines()
+            if line.startswith(("self-play", "random opponent", "tutorial pattern"))]
+    assert len(rows) == 4 and all(row[-2] == "-" for row in rows)  # no ratio to a reference
 
 
 def test_a_bad_precision_is_refused_naming_it(capsys: pytest.CaptureFixture) -> None:
