@@ -69,6 +69,15 @@ def test_the_worker_table_splits_learn_into_env_wait_and_update(
     assert row[-1].endswith("%") and env_wait > 0 and update > 0 and env_wait + update <= 100
 
 
+def _main_keeping_threads(argv: list[str]) -> None:
+    """The benchmark's main table, torch's thread count put back after (it sets the config's)."""
+    before = torch.get_num_threads()
+    try:
+        training_throughput.main(argv)
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_the_main_table_has_a_row_of_each_run_for_each_precision(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """The default table (it crashed at the tutorial pattern's row, a single env with no
@@ -78,13 +87,9 @@ def test_the_main_table_has_a_row_of_each_run_for_each_precision(
     config.write_text("game: memory_uno\nselfplay: {n_envs: 4, pool_size: 2}\n"
                       "ppo: {n_steps: 16, batch_size: 64, policy_kwargs: {net_arch: [16]}}\n"
                       "training: {torch_threads: auto}\n")
-    before = torch.get_num_threads()
-    try:
-        training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps",
-                                  "64", "--tutorial-steps", "64", "--reference-steps", "64",
-                                  "--precision", "float32,bfloat16"])
-    finally:
-        torch.set_num_threads(before)
+    _main_keeping_threads(["--game", "memory_uno", "--config", str(config), "--steps", "64",
+                           "--tutorial-steps", "64", "--reference-steps", "64",
+                           "--precision", "float32,bfloat16"])
     out = capsys.readouterr().out
     # One process: auto is every core, as a run alone on the machine has them.
     assert f"torch threads {available_cores()}," in out
@@ -109,12 +114,8 @@ def test_the_reference_row_can_be_left_out(tmp_path: Path,
     config = tmp_path / "small.yaml"
     config.write_text("game: memory_uno\nselfplay: {n_envs: 2, pool_size: 1}\n"
                       "ppo: {n_steps: 16, batch_size: 32, policy_kwargs: {net_arch: [8]}}\n")
-    before = torch.get_num_threads()
-    try:
-        training_throughput.main(["--game", "memory_uno", "--config", str(config), "--steps",
-                                  "32", "--tutorial-steps", "32", "--reference-steps", "0"])
-    finally:
-        torch.set_num_threads(before)
+    _main_keeping_threads(["--game", "memory_uno", "--config", str(config), "--steps", "32",
+                           "--tutorial-steps", "32", "--reference-steps", "0"])
     out = capsys.readouterr().out
     assert "reference: connect four" not in out
     rows = [line.split() for line in out.splitlines()
